@@ -1,0 +1,194 @@
+//! Position-independent locations, and their resolution to paths and spans.
+//!
+//! The checks must not read byte offsets: an edit that only shifts text would otherwise
+//! re-run them. So they locate findings by an [`Anchor`] (an owner — the document, or a
+//! node or edge named by its id — and a pointer below it), and the driver resolves anchors
+//! against the freshly parsed tree at the very end.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use little_diagnostics::{Code, Diagnostic, Related};
+
+use crate::json::{JsonTree, JsonValue, NodeIdx, path_push_index, path_push_key};
+
+/// One step of a pointer: an object key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seg {
+    Key(Box<str>),
+    Index(u32),
+}
+
+impl From<&str> for Seg {
+    fn from(key: &str) -> Seg {
+        Seg::Key(key.into())
+    }
+}
+
+impl From<usize> for Seg {
+    fn from(index: usize) -> Seg {
+        Seg::Index(index as u32)
+    }
+}
+
+/// What a pointer starts from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Owner {
+    /// The document root.
+    Root,
+    /// The `nth` node (0 = first) whose `id` is `id`, in `$.nodes`.
+    Node { id: Box<str>, nth: u32 },
+    /// The `nth` edge whose `id` is `id`, in `$.edges`.
+    Edge { id: Box<str>, nth: u32 },
+}
+
+/// A location that survives edits which only move text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Anchor {
+    pub owner: Owner,
+    pub pointer: Vec<Seg>,
+}
+
+impl Anchor {
+    pub fn root() -> Anchor {
+        Anchor { owner: Owner::Root, pointer: Vec::new() }
+    }
+
+    pub fn node(id: &str, nth: u32) -> Anchor {
+        Anchor { owner: Owner::Node { id: id.into(), nth }, pointer: Vec::new() }
+    }
+
+    pub fn edge(id: &str, nth: u32) -> Anchor {
+        Anchor { owner: Owner::Edge { id: id.into(), nth }, pointer: Vec::new() }
+    }
+
+    /// This anchor extended by one segment.
+    pub fn at(&self, seg: impl Into<Seg>) -> Anchor {
+        let mut pointer = self.pointer.clone();
+        pointer.push(seg.into());
+        Anchor { owner: self.owner.clone(), pointer }
+    }
+}
+
+/// A diagnostic whose location is still an anchor. `diagnostic.path` and `span` are
+/// filled by [`Resolver::resolve`]; `related_at[i]` locates `diagnostic.related[i]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Finding {
+    pub diagnostic: Diagnostic,
+    pub at: Anchor,
+    pub related_at: Vec<Anchor>,
+}
+
+impl Finding {
+    pub fn new(code: Code, at: Anchor, message: impl Into<String>) -> Finding {
+        Finding { diagnostic: Diagnostic::new(code, message), at, related_at: Vec::new() }
+    }
+
+    pub fn node(mut self, id: &str) -> Finding {
+        self.diagnostic.node_id = Some(id.to_string());
+        self
+    }
+
+    pub fn edge(mut self, id: &str) -> Finding {
+        self.diagnostic.edge_id = Some(id.to_string());
+        self
+    }
+
+    pub fn help(mut self, help: Option<String>) -> Finding {
+        self.diagnostic.help = help;
+        self
+    }
+
+    pub fn related(mut self, message: impl Into<String>, at: Anchor) -> Finding {
+        self.diagnostic.related.push(Related { message: message.into(), path: String::new(), span: None });
+        self.related_at.push(at);
+        self
+    }
+
+    pub fn witness(mut self, witness: little_diagnostics::Witness) -> Finding {
+        self.diagnostic.witness = Some(witness);
+        self
+    }
+}
+
+/// Resolves anchors against one parsed document.
+pub struct Resolver<'t> {
+    tree: &'t JsonTree,
+    nodes: HashMap<(&'t str, u32), (NodeIdx, usize)>,
+    edges: HashMap<(&'t str, u32), (NodeIdx, usize)>,
+}
+
+impl<'t> Resolver<'t> {
+    pub fn new(tree: &'t JsonTree) -> Resolver<'t> {
+        let index = |key: &str| {
+            let mut map = HashMap::new();
+            let mut seen: HashMap<&'t str, u32> = HashMap::new();
+            let Some(array) = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()) else {
+                return map;
+            };
+            for (position, &element) in array.iter().enumerate() {
+                if let Some(id) = tree.get(element, "id").and_then(|m| tree.value(m.value).as_str()) {
+                    let nth = seen.entry(id).or_insert(0);
+                    map.insert((id, *nth), (element, position));
+                    *nth += 1;
+                }
+            }
+            map
+        };
+        Resolver { tree, nodes: index("nodes"), edges: index("edges") }
+    }
+
+    /// The JSONPath and span of an anchor. A pointer that runs past what the document
+    /// has (a missing key, say) resolves to the deepest element that exists, which is
+    /// where the author has to add the missing part.
+    pub fn locate(&self, anchor: &Anchor) -> (String, Range<u32>) {
+        let tree = self.tree;
+        let mut path = String::from("$");
+        let (mut current, mut span) = match &anchor.owner {
+            Owner::Root => (tree.root(), tree.span(tree.root())),
+            Owner::Node { id, nth } | Owner::Edge { id, nth } => {
+                let (table, key) = match &anchor.owner {
+                    Owner::Node { .. } => (&self.nodes, "nodes"),
+                    _ => (&self.edges, "edges"),
+                };
+                match table.get(&(&**id, *nth)) {
+                    Some(&(element, position)) => {
+                        path_push_key(&mut path, key);
+                        path_push_index(&mut path, position);
+                        (element, tree.span(element))
+                    }
+                    None => (tree.root(), tree.span(tree.root())),
+                }
+            }
+        };
+        for seg in &anchor.pointer {
+            let next = match (seg, tree.value(current)) {
+                (Seg::Key(key), JsonValue::Object(_)) => tree.get(current, key).map(|m| (m.value, m.key_span.clone())),
+                (Seg::Index(i), JsonValue::Array(items)) => items.get(*i as usize).map(|&v| (v, tree.span(v))),
+                _ => None,
+            };
+            let Some((value, _)) = next else { break };
+            match seg {
+                Seg::Key(key) => path_push_key(&mut path, key),
+                Seg::Index(i) => path_push_index(&mut path, *i as usize),
+            }
+            current = value;
+            span = tree.span(value);
+        }
+        (path, span)
+    }
+
+    /// Fills in the path and span of a finding (and of its related locations).
+    pub fn resolve(&self, finding: Finding) -> Diagnostic {
+        let Finding { mut diagnostic, at, related_at } = finding;
+        let (path, span) = self.locate(&at);
+        diagnostic.path = Some(path);
+        diagnostic.span = Some(span);
+        for (related, anchor) in diagnostic.related.iter_mut().zip(&related_at) {
+            let (path, span) = self.locate(anchor);
+            related.path = path;
+            related.span = Some(span);
+        }
+        diagnostic
+    }
+}

@@ -1,0 +1,551 @@
+//! Lowering of a `workflow-draft/v1` document into typed declarations (SPEC §1.1).
+//!
+//! Everything here is position-free: findings carry anchors, declarations carry no spans.
+
+use little_diagnostics::Code;
+use little_ir::EdgeKind;
+use little_ir::draft::{
+    AgentRef, Artifact, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
+    RetrySettings,
+};
+
+use crate::anchor::{Anchor, Finding, Owner};
+use crate::json::{JsonTree, NodeIdx};
+use crate::reader::{DRAFT_CODES, Reader, ShapeCodes, member};
+
+pub const DRAFT_FORMAT: &str = "workflow-draft/v1";
+pub const CONTRACTS_VERSION: &str = "workflow-node-contracts/v1";
+
+const TOP_KEYS: &[&str] =
+    &["format", "tenantId", "workflowId", "draftId", "revision", "catalogVersion", "nodes", "edges"];
+const NODE_KEYS: &[&str] = &[
+    "id",
+    "family",
+    "title",
+    "description",
+    "config",
+    "flags",
+    "contracts",
+    "packages",
+    "agent",
+    "position",
+    "text",
+    "members",
+    "suppress",
+];
+const EDGE_KEYS: &[&str] = &["id", "from", "to", "kind", "mapping", "branch", "retry"];
+
+/// A node's `contracts`, as far as it could be read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ContractsDecl {
+    #[default]
+    Absent,
+    /// Present but not a valid envelope (already reported): checked as if absent.
+    Invalid,
+    Valid(Contracts),
+}
+
+impl ContractsDecl {
+    pub fn valid(&self) -> Option<&Contracts> {
+        match self {
+            ContractsDecl::Valid(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// A node's `agent`, as far as it could be read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AgentDecl {
+    #[default]
+    Absent,
+    Invalid,
+    Present(AgentRef),
+}
+
+/// One node with a readable id. `nth` counts earlier nodes with the same id.
+///
+/// The parts are grouped by who reads them, so that an edit to one part re-runs only
+/// the checks that read it (each group becomes one tracked field in the database).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeDecl {
+    pub id: String,
+    pub nth: u32,
+    pub family: Option<String>,
+    /// The config object; `None` when it is malformed (absent reads as `{}`).
+    pub config: Option<serde_json::Value>,
+    pub contracts: ContractsDecl,
+    pub bindings: NodeBindings,
+    pub meta: NodeMeta,
+    pub position: Option<Position>,
+}
+
+/// What a node binds: packages and an agent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct NodeBindings {
+    pub packages: Vec<PackageBinding>,
+    pub agent: AgentDecl,
+}
+
+/// Authored sentences, flags, group members and suppressions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct NodeMeta {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub flags: Vec<(String, bool)>,
+    pub members: Vec<String>,
+    pub suppress: Vec<String>,
+}
+
+/// One edge with a readable id. `nth` counts earlier edges with the same id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeEntry {
+    pub decl: EdgeDecl,
+    pub nth: u32,
+    /// The edge's `kind` was malformed: it is skipped by the graph checks.
+    pub invalid: bool,
+}
+
+/// A lowered draft: what every check reads.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct LoweredDraft {
+    pub header: Header,
+    pub nodes: Vec<NodeDecl>,
+    pub edges: Vec<EdgeEntry>,
+    /// `nodes` was missing or not an array.
+    pub nodes_unreadable: bool,
+    pub findings: Vec<Finding>,
+}
+
+/// Lowers a draft whose `format` has already been recognised.
+pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
+    let mut reader = Reader::new(tree, DRAFT_CODES);
+    let mut draft = LoweredDraft::default();
+    let root_at = Anchor::root();
+    let Some(top) = reader.object(tree.root(), &root_at, "a draft") else {
+        draft.nodes_unreadable = true;
+        draft.findings = reader.findings;
+        return draft;
+    };
+    reader.unknown_keys(top, &root_at, "the draft", TOP_KEYS);
+    draft.header = read_header(&mut reader, top);
+
+    match member(top, "nodes") {
+        None => {
+            reader.missing(&root_at, "the draft", "nodes");
+            draft.nodes_unreadable = true;
+        }
+        Some(idx) => match reader.array(idx, &root_at.at("nodes"), "`nodes`") {
+            None => draft.nodes_unreadable = true,
+            Some(items) => {
+                let mut seen = std::collections::HashMap::new();
+                for (i, &item) in items.iter().enumerate() {
+                    let first_finding = reader.findings.len();
+                    if let Some(mut node) = read_node(&mut reader, item, i) {
+                        let nth = seen.entry(node.id.clone()).or_insert(0u32);
+                        node.nth = *nth;
+                        *nth += 1;
+                        patch_nth(&mut reader.findings[first_finding..], node.nth);
+                        draft.nodes.push(node);
+                    }
+                }
+            }
+        },
+    }
+
+    if let Some(idx) = member(top, "edges")
+        && let Some(items) = reader.array(idx, &root_at.at("edges"), "`edges`")
+    {
+        let mut seen = std::collections::HashMap::new();
+        for (i, &item) in items.iter().enumerate() {
+            let first_finding = reader.findings.len();
+            if let Some(mut edge) = read_edge(&mut reader, item, i) {
+                let nth = seen.entry(edge.decl.id.clone()).or_insert(0u32);
+                edge.nth = *nth;
+                *nth += 1;
+                patch_nth(&mut reader.findings[first_finding..], edge.nth);
+                draft.edges.push(edge);
+            }
+        }
+    }
+    draft.findings = reader.findings;
+    draft
+}
+
+fn read_header(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Header {
+    let root = Anchor::root();
+    let identity = |reader: &mut Reader<'_>, key: &str| -> Option<String> {
+        let Some(idx) = member(top, key) else {
+            reader.findings.push(Finding::new(
+                Code::RequestMissingIdentity,
+                root.clone(),
+                format!("the draft has no `{key}`: a draft must name its tenant, workflow, draft and revision"),
+            ));
+            return None;
+        };
+        let at = root.at(key);
+        let value = reader.string(idx, &at, &format!("`{key}`"))?;
+        if value.trim().is_empty() {
+            reader.findings.push(Finding::new(Code::RequestMissingIdentity, at, format!("`{key}` is empty")));
+            return None;
+        }
+        Some(value.to_string())
+    };
+    let tenant_id = identity(reader, "tenantId");
+    let workflow_id = identity(reader, "workflowId");
+    let draft_id = identity(reader, "draftId");
+    let revision = match member(top, "revision") {
+        None => {
+            reader.findings.push(Finding::new(
+                Code::RequestMissingIdentity,
+                root.clone(),
+                "the draft has no `revision`: a draft must name its tenant, workflow, draft and revision",
+            ));
+            None
+        }
+        Some(idx) => {
+            let at = root.at("revision");
+            match reader.integer(idx, &at, "`revision`") {
+                Some(n) if n >= 0 => Some(n as u64),
+                Some(n) => {
+                    reader.invalid(&at, format!("`revision` must not be negative, found {n}"));
+                    None
+                }
+                None => None,
+            }
+        }
+    };
+    let catalog_version = match member(top, "catalogVersion") {
+        None => {
+            reader.missing(&root, "the draft", "catalogVersion");
+            None
+        }
+        Some(idx) => reader.name(idx, &root.at("catalogVersion"), "`catalogVersion`").map(str::to_string),
+    };
+    Header { tenant_id, workflow_id, draft_id, revision, catalog_version }
+}
+
+fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<NodeDecl> {
+    let positional = Anchor::root().at("nodes").at(index);
+    let members = reader.object(idx, &positional, "a node")?;
+    let Some(id_idx) = member(members, "id") else {
+        reader.missing(&positional, "this node", "id");
+        return None;
+    };
+    let id = reader.name(id_idx, &positional.at("id"), "a node's `id`")?.to_string();
+    let mut node = NodeDecl {
+        id: id.clone(),
+        nth: 0,
+        family: None,
+        config: Some(serde_json::Value::Object(Default::default())),
+        contracts: ContractsDecl::Absent,
+        bindings: NodeBindings::default(),
+        meta: NodeMeta::default(),
+        position: None,
+    };
+    // Findings inside a node are anchored to its array slot first, then rebased onto
+    // its id (which survives reordering); `lower_draft` patches in the occurrence count.
+    let base = positional;
+    let first_finding = reader.findings.len();
+    reader.unknown_keys(members, &base, &format!("node `{id}`"), NODE_KEYS);
+    match member(members, "family") {
+        None => reader.missing(&base, &format!("node `{id}`"), "family"),
+        Some(f) => node.family = reader.name(f, &base.at("family"), "a node's `family`").map(str::to_string),
+    }
+    if let Some(t) = member(members, "title") {
+        node.meta.title = reader.string(t, &base.at("title"), "`title`").map(str::to_string);
+    }
+    if let Some(t) = member(members, "description") {
+        node.meta.description = reader.string(t, &base.at("description"), "`description`").map(str::to_string);
+    }
+    if let Some(t) = member(members, "text") {
+        reader.string(t, &base.at("text"), "`text`");
+    }
+    if let Some(c) = member(members, "config") {
+        node.config = reader.object(c, &base.at("config"), "`config`").map(|_| reader.tree.to_serde(c));
+    }
+    if let Some(f) = member(members, "flags")
+        && let Some(flags) = reader.object(f, &base.at("flags"), "`flags`")
+    {
+        for flag in flags {
+            if let Some(b) = reader.boolean(flag.value, &base.at("flags").at(&*flag.key), "a flag") {
+                node.meta.flags.push((flag.key.to_string(), b));
+            }
+        }
+        node.meta.flags.sort();
+    }
+    if let Some(c) = member(members, "contracts") {
+        node.contracts = read_contracts(reader, c, &base.at("contracts"));
+    }
+    if let Some(p) = member(members, "packages")
+        && let Some(items) = reader.array(p, &base.at("packages"), "`packages`")
+    {
+        for (i, &item) in items.iter().enumerate() {
+            if let Some(binding) = read_package(reader, item, &base.at("packages").at(i)) {
+                node.bindings.packages.push(binding);
+            }
+        }
+    }
+    if let Some(a) = member(members, "agent") {
+        node.bindings.agent = read_agent(reader, a, &base.at("agent")).map_or(AgentDecl::Invalid, AgentDecl::Present);
+    }
+    if let Some(p) = member(members, "position") {
+        node.position = read_position(reader, p, &base.at("position"));
+    }
+    if let Some(m) = member(members, "members") {
+        node.meta.members = reader.strings(m, &base.at("members"), "`members`").unwrap_or_default();
+    }
+    if let Some(s) = member(members, "suppress") {
+        node.meta.suppress = reader.strings(s, &base.at("suppress"), "`suppress`").unwrap_or_default();
+    }
+    for finding in &mut reader.findings[first_finding..] {
+        finding.at = rebase(&finding.at, &base, Anchor::node(&id, UNCOUNTED));
+    }
+    Some(node)
+}
+
+/// Sets the occurrence count of findings rebased onto an id before it was known.
+fn patch_nth(findings: &mut [Finding], occurrence: u32) {
+    for finding in findings {
+        if let Owner::Node { nth, .. } | Owner::Edge { nth, .. } = &mut finding.at.owner
+            && *nth == UNCOUNTED
+        {
+            *nth = occurrence;
+        }
+    }
+}
+
+/// The occurrence count of an owner whose count is not known yet.
+const UNCOUNTED: u32 = u32::MAX;
+
+/// Replaces the prefix `from` of `anchor` by `to`.
+fn rebase(anchor: &Anchor, from: &Anchor, to: Anchor) -> Anchor {
+    let mut pointer = to.pointer;
+    pointer.extend_from_slice(&anchor.pointer[from.pointer.len()..]);
+    Anchor { owner: to.owner, pointer }
+}
+
+fn read_contracts(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> ContractsDecl {
+    // Shape faults inside the envelope are `contract.invalid_envelope`; unknown keys stay
+    // `draft.unknown_field`.
+    let codes = ShapeCodes { invalid_shape: Code::ContractInvalidEnvelope, unknown_field: reader.codes.unknown_field };
+    let mut sub = Reader::new(reader.tree, codes);
+    let contracts = read_envelope(&mut sub, idx, at);
+    let invalid = sub.findings.iter().any(|f| f.diagnostic.code == Code::ContractInvalidEnvelope);
+    reader.findings.append(&mut sub.findings);
+    match contracts {
+        Some(c) if !invalid => ContractsDecl::Valid(c),
+        _ => ContractsDecl::Invalid,
+    }
+}
+
+fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Contracts> {
+    let members = reader.object(idx, at, "`contracts`")?;
+    reader.unknown_keys(members, at, "the contract envelope", &["version", "inputs", "outputs", "artifacts"]);
+    match member(members, "version") {
+        None => reader.invalid(at, format!("the contract envelope lacks `version` (`{CONTRACTS_VERSION}`)")),
+        Some(v) => {
+            if let Some(version) = reader.string(v, &at.at("version"), "`version`")
+                && version != CONTRACTS_VERSION
+            {
+                reader.invalid(
+                    &at.at("version"),
+                    format!("unsupported contract version `{version}`: expected `{CONTRACTS_VERSION}`"),
+                );
+            }
+        }
+    }
+    let mut contracts = Contracts::default();
+    for (key, list) in [("inputs", &mut contracts.inputs), ("outputs", &mut contracts.outputs)] {
+        let Some(items_idx) = member(members, key) else { continue };
+        let Some(items) = reader.array(items_idx, &at.at(key), &format!("`{key}`")) else { continue };
+        for (i, &item) in items.iter().enumerate() {
+            let item_at = at.at(key).at(i);
+            let Some(fields) = reader.object(item, &item_at, "a contract port") else { continue };
+            reader.unknown_keys(fields, &item_at, "a contract port", &["port", "types", "required"]);
+            let port = match member(fields, "port") {
+                Some(p) => reader.name(p, &item_at.at("port"), "`port`").map(str::to_string),
+                None => {
+                    reader.missing(&item_at, "a contract port", "port");
+                    None
+                }
+            };
+            let types = match member(fields, "types") {
+                Some(t) => reader.strings(t, &item_at.at("types"), "`types`"),
+                None => {
+                    reader.missing(&item_at, "a contract port", "types");
+                    None
+                }
+            };
+            let required = member(fields, "required")
+                .and_then(|r| reader.boolean(r, &item_at.at("required"), "`required`"))
+                .unwrap_or(false);
+            if let (Some(port), Some(types)) = (port, types) {
+                if list.iter().any(|p: &ContractPort| p.port == port) {
+                    reader.invalid(&item_at.at("port"), format!("port `{port}` is declared twice in `{key}`"));
+                }
+                list.push(ContractPort { port, types, required });
+            }
+        }
+    }
+    if let Some(items_idx) = member(members, "artifacts")
+        && let Some(items) = reader.array(items_idx, &at.at("artifacts"), "`artifacts`")
+    {
+        for (i, &item) in items.iter().enumerate() {
+            let item_at = at.at("artifacts").at(i);
+            let Some(fields) = reader.object(item, &item_at, "an artifact") else { continue };
+            reader.unknown_keys(fields, &item_at, "an artifact", &["id", "port", "types"]);
+            let field = |reader: &mut Reader<'_>, key: &str| match member(fields, key) {
+                Some(v) => reader.name(v, &item_at.at(key), &format!("`{key}`")).map(str::to_string),
+                None => {
+                    reader.missing(&item_at, "an artifact", key);
+                    None
+                }
+            };
+            let id = field(reader, "id");
+            let port = field(reader, "port");
+            let types = member(fields, "types").and_then(|t| reader.strings(t, &item_at.at("types"), "`types`"));
+            if let (Some(id), Some(port)) = (id, port) {
+                if !contracts.outputs.iter().any(|o| o.port == port) {
+                    reader.invalid(
+                        &item_at.at("port"),
+                        format!("artifact `{id}` names port `{port}`, which the envelope's `outputs` do not declare"),
+                    );
+                }
+                contracts.artifacts.push(Artifact { id, port, types: types.unwrap_or_default() });
+            }
+        }
+    }
+    Some(contracts)
+}
+
+fn read_package(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<PackageBinding> {
+    let fields = reader.object(idx, at, "a package binding")?;
+    reader.unknown_keys(fields, at, "a package binding", &["name", "version", "digest"]);
+    // A missing or mistyped part is the package pass's `package.malformed_binding`,
+    // not a draft shape error: keep what can be read.
+    let text = |key: &str| member(fields, key).and_then(|v| reader.tree.value(v).as_str()).map(str::to_string);
+    Some(PackageBinding { name: text("name"), version: text("version"), digest: text("digest") })
+}
+
+fn read_agent(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<AgentRef> {
+    let fields = reader.object(idx, at, "`agent`")?;
+    reader.unknown_keys(fields, at, "`agent`", &["agentId", "revision"]);
+    let agent_id = match member(fields, "agentId") {
+        Some(v) => reader.name(v, &at.at("agentId"), "`agentId`"),
+        None => {
+            reader.missing(at, "`agent`", "agentId");
+            None
+        }
+    };
+    let revision = match member(fields, "revision") {
+        Some(v) => reader.integer(v, &at.at("revision"), "`revision`").filter(|n| *n >= 0),
+        None => {
+            reader.missing(at, "`agent`", "revision");
+            None
+        }
+    };
+    Some(AgentRef { agent_id: agent_id?.to_string(), revision: revision? as u64 })
+}
+
+fn read_position(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Position> {
+    let fields = reader.object(idx, at, "`position`")?;
+    reader.unknown_keys(fields, at, "`position`", &["x", "y"]);
+    let mut coordinate = |key: &str| match member(fields, key) {
+        Some(v) => reader.number(v, &at.at(key), &format!("`{key}`")),
+        None => {
+            reader.missing(at, "`position`", key);
+            None
+        }
+    };
+    let x = coordinate("x");
+    let y = coordinate("y");
+    Some(Position { x: x?, y: y? })
+}
+
+fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<EdgeEntry> {
+    let base = Anchor::root().at("edges").at(index);
+    let members = reader.object(idx, &base, "an edge")?;
+    let Some(id_idx) = member(members, "id") else {
+        reader.missing(&base, "this edge", "id");
+        return None;
+    };
+    let id = reader.name(id_idx, &base.at("id"), "an edge's `id`")?.to_string();
+    let first_finding = reader.findings.len();
+    let what = format!("edge `{id}`");
+    reader.unknown_keys(members, &base, &what, EDGE_KEYS);
+    let endpoint = |reader: &mut Reader<'_>, key: &str| -> Option<Endpoint> {
+        let at = base.at(key);
+        let Some(v) = member(members, key) else {
+            reader.missing(&base, &what, key);
+            return None;
+        };
+        let fields = reader.object(v, &at, &format!("`{key}`"))?;
+        reader.unknown_keys(fields, &at, &format!("`{key}` of {what}"), &["node", "port"]);
+        let node = match member(fields, "node") {
+            Some(n) => reader.name(n, &at.at("node"), "`node`").map(str::to_string),
+            None => {
+                reader.missing(&at, &format!("`{key}` of {what}"), "node");
+                None
+            }
+        };
+        let port = match member(fields, "port") {
+            Some(p) => Some(reader.name(p, &at.at("port"), "`port`")?.to_string()),
+            None => None,
+        };
+        Some(Endpoint { node: node?, port })
+    };
+    let from = endpoint(reader, "from");
+    let to = endpoint(reader, "to");
+    let mut invalid = false;
+    let kind = match member(members, "kind") {
+        None => EdgeKind::Forward,
+        Some(k) => match reader.string(k, &base.at("kind"), "`kind`") {
+            Some(name) => EdgeKind::parse(name).unwrap_or_else(|| {
+                reader.invalid(
+                    &base.at("kind"),
+                    format!("unknown edge kind `{name}`: expected `forward`, `branch` or `retry`"),
+                );
+                invalid = true;
+                EdgeKind::Forward
+            }),
+            None => {
+                invalid = true;
+                EdgeKind::Forward
+            }
+        },
+    };
+    let mapping = member(members, "mapping").and_then(|m| {
+        let at = base.at("mapping");
+        let fields = reader.object(m, &at, "`mapping`")?;
+        reader.unknown_keys(fields, &at, "`mapping`", &["output", "input", "artifacts"]);
+        let output =
+            member(fields, "output").and_then(|v| reader.name(v, &at.at("output"), "`output`")).map(str::to_string);
+        let input =
+            member(fields, "input").and_then(|v| reader.name(v, &at.at("input"), "`input`")).map(str::to_string);
+        let artifacts = member(fields, "artifacts")
+            .and_then(|v| reader.strings(v, &at.at("artifacts"), "`artifacts`"))
+            .unwrap_or_default();
+        Some(Mapping { output, input, artifacts })
+    });
+    let branch_label = member(members, "branch").and_then(|b| {
+        let at = base.at("branch");
+        let fields = reader.object(b, &at, "`branch`")?;
+        reader.unknown_keys(fields, &at, "`branch`", &["label"]);
+        member(fields, "label").and_then(|l| reader.name(l, &at.at("label"), "`label`")).map(str::to_string)
+    });
+    let retry = member(members, "retry").and_then(|r| {
+        let at = base.at("retry");
+        let fields = reader.object(r, &at, "`retry`")?;
+        reader.unknown_keys(fields, &at, "`retry`", &["maxAttempts", "backoffMs"]);
+        let max_attempts =
+            member(fields, "maxAttempts").and_then(|v| reader.integer(v, &at.at("maxAttempts"), "`maxAttempts`"));
+        let backoff_ms =
+            member(fields, "backoffMs").and_then(|v| reader.integer(v, &at.at("backoffMs"), "`backoffMs`"));
+        Some(RetrySettings { max_attempts, backoff_ms })
+    });
+    for finding in &mut reader.findings[first_finding..] {
+        finding.at = rebase(&finding.at, &base, Anchor::edge(&id, UNCOUNTED));
+    }
+    Some(EdgeEntry { decl: EdgeDecl { id, from, to, kind, mapping, branch_label, retry }, nth: 0, invalid })
+}

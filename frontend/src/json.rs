@@ -1,0 +1,1092 @@
+//! A strict RFC 8259 JSON parser that keeps a byte span for every key and value.
+//!
+//! The parser makes one pass over the text with an explicit stack, so nesting depth
+//! never turns into native recursion; documents nested deeper than [`MAX_DEPTH`] are
+//! rejected. The result is a flat arena ([`JsonTree`]) whose root is node 0: dropping
+//! it never recurses either.
+//!
+//! What [`parse`] reports:
+//!
+//! * a syntax error: exactly one `parse.invalid_json` diagnostic at the first fault
+//!   and no tree (diagnostics found before the fault are dropped: a file that is not
+//!   JSON gets one finding, not a mix);
+//! * a key that appears twice in one object: `parse.duplicate_key` on the second
+//!   occurrence, with a related location at the first; the tree keeps the first
+//!   occurrence only, so every reader sees the same document;
+//! * an integer outside ±2^53: `parse.unsafe_integer`; its lexeme is kept exactly.
+//!
+//! Spans are byte offsets into the text given to [`parse`], even when it starts with
+//! a UTF-8 byte order mark (which is skipped).
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use little_diagnostics::{Code, Diagnostic, Related};
+
+/// The index of a node in a [`JsonTree`].
+pub type NodeIdx = u32;
+
+/// The deepest nesting of arrays and objects that [`parse`] accepts.
+pub const MAX_DEPTH: usize = 512;
+
+/// A parsed JSON document: a flat arena of nodes whose root is index 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonTree {
+    nodes: Vec<JsonNode>,
+}
+
+/// One value of the document and the bytes it spans (quotes and brackets included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonNode {
+    pub value: JsonValue,
+    pub span: Range<u32>,
+}
+
+/// A JSON value. Containers refer to their children by index into the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonValue {
+    Null,
+    Bool(bool),
+    /// The number exactly as written, e.g. `-1.50e+3`.
+    Number(Box<str>),
+    String(Box<str>),
+    Array(Box<[NodeIdx]>),
+    /// Members in document order; keys are unique (later duplicates are dropped).
+    Object(Box<[Member]>),
+}
+
+/// One member of an object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub key: Box<str>,
+    /// The key's bytes, quotes included.
+    pub key_span: Range<u32>,
+    pub value: NodeIdx,
+}
+
+/// What [`parse`] returns: the tree, unless the text is not JSON, and the findings.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub tree: Option<JsonTree>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl JsonValue {
+    /// The type's name as messages spell it: `object`, `array`, `string`, `number`,
+    /// `boolean` or `null`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            JsonValue::Null => "null",
+            JsonValue::Bool(_) => "boolean",
+            JsonValue::Number(_) => "number",
+            JsonValue::String(_) => "string",
+            JsonValue::Array(_) => "array",
+            JsonValue::Object(_) => "object",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            JsonValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            JsonValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number's lexeme.
+    pub fn as_number(&self) -> Option<&str> {
+        match self {
+            JsonValue::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[NodeIdx]> {
+        match self {
+            JsonValue::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&[Member]> {
+        match self {
+            JsonValue::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, JsonValue::Null)
+    }
+
+    pub fn is_bool(&self) -> bool {
+        matches!(self, JsonValue::Bool(_))
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, JsonValue::Number(_))
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self, JsonValue::String(_))
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self, JsonValue::Array(_))
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self, JsonValue::Object(_))
+    }
+}
+
+impl JsonTree {
+    /// The root node: always index 0.
+    pub fn root(&self) -> NodeIdx {
+        0
+    }
+
+    /// The node at `i`. Panics if `i` is not a node of this tree.
+    pub fn node(&self, i: NodeIdx) -> &JsonNode {
+        &self.nodes[i as usize]
+    }
+
+    /// The value of the node at `i`.
+    pub fn value(&self, i: NodeIdx) -> &JsonValue {
+        &self.nodes[i as usize].value
+    }
+
+    /// The span of the node at `i`.
+    pub fn span(&self, i: NodeIdx) -> Range<u32> {
+        self.nodes[i as usize].span.clone()
+    }
+
+    /// The number of nodes in the arena. This counts the values of dropped duplicate
+    /// members too, which no container refers to.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Never true for a tree that [`parse`] returned: a document has a root.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The member `key` of the object at `object`; `None` if there is no such member
+    /// or the node is not an object.
+    pub fn get(&self, object: NodeIdx, key: &str) -> Option<&Member> {
+        self.value(object).as_object()?.iter().find(|member| &*member.key == key)
+    }
+
+    /// The type's name of the node at `i`, as messages spell it.
+    pub fn type_name(&self, i: NodeIdx) -> &'static str {
+        self.value(i).type_name()
+    }
+
+    /// The subtree at `i` as a hashing value. Numbers keep their lexeme.
+    pub fn to_hashing_value(&self, i: NodeIdx) -> little_hashing::Value {
+        use little_hashing::Value;
+        self.convert(
+            i,
+            |value| match value {
+                JsonValue::Null => Value::Null,
+                JsonValue::Bool(b) => Value::Bool(*b),
+                JsonValue::Number(n) => Value::Number(n.to_string()),
+                JsonValue::String(s) => Value::String(s.to_string()),
+                JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
+            },
+            Value::Array,
+            |members, values| Value::Object(members.iter().map(|m| m.key.to_string()).zip(values).collect()),
+        )
+    }
+
+    /// The subtree at `i` as a `serde_json` value.
+    ///
+    /// Numbers: an integer lexeme (no fraction, no exponent) that fits `i64` or `u64`
+    /// becomes that integer (except `-0`, which stays `-0.0` as serde_json reads it);
+    /// any other number becomes the nearest `f64`. A number too
+    /// large for `f64` (e.g. `1e400`) has no `serde_json` number, so it becomes a
+    /// string holding its lexeme rather than being silently changed to infinity or null.
+    pub fn to_serde(&self, i: NodeIdx) -> serde_json::Value {
+        use serde_json::Value;
+        self.convert(
+            i,
+            |value| match value {
+                JsonValue::Null => Value::Null,
+                JsonValue::Bool(b) => Value::Bool(*b),
+                JsonValue::Number(n) => serde_number(n),
+                JsonValue::String(s) => Value::String(s.to_string()),
+                JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
+            },
+            Value::Array,
+            |members, values| {
+                let mut map = serde_json::Map::with_capacity(members.len());
+                for (member, value) in members.iter().zip(values) {
+                    map.insert(member.key.to_string(), value);
+                }
+                Value::Object(map)
+            },
+        )
+    }
+
+    /// Converts a subtree bottom-up with an explicit stack: `leaf` makes scalars,
+    /// `array` and `object` assemble containers from their converted children.
+    fn convert<V>(
+        &self,
+        root: NodeIdx,
+        mut leaf: impl FnMut(&JsonValue) -> V,
+        mut array: impl FnMut(Vec<V>) -> V,
+        mut object: impl FnMut(&[Member], Vec<V>) -> V,
+    ) -> V {
+        enum Task {
+            Visit(NodeIdx),
+            Build(NodeIdx),
+        }
+        let mut tasks = vec![Task::Visit(root)];
+        let mut done: Vec<V> = Vec::new();
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Visit(i) => match self.value(i) {
+                    JsonValue::Array(items) => {
+                        tasks.push(Task::Build(i));
+                        tasks.extend(items.iter().rev().map(|&c| Task::Visit(c)));
+                    }
+                    JsonValue::Object(members) => {
+                        tasks.push(Task::Build(i));
+                        tasks.extend(members.iter().rev().map(|m| Task::Visit(m.value)));
+                    }
+                    value => done.push(leaf(value)),
+                },
+                Task::Build(i) => match self.value(i) {
+                    JsonValue::Array(items) => {
+                        let values = done.split_off(done.len() - items.len());
+                        done.push(array(values));
+                    }
+                    JsonValue::Object(members) => {
+                        let values = done.split_off(done.len() - members.len());
+                        done.push(object(members, values));
+                    }
+                    _ => unreachable!("only containers are built"),
+                },
+            }
+        }
+        done.pop().expect("the root was converted")
+    }
+}
+
+fn serde_number(lexeme: &str) -> serde_json::Value {
+    let integer = !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    // `-0` stays a (negative zero) float, as serde_json reads it.
+    if integer && lexeme != "-0" {
+        if let Ok(n) = lexeme.parse::<i64>() {
+            return n.into();
+        }
+        if let Ok(n) = lexeme.parse::<u64>() {
+            return n.into();
+        }
+    }
+    match lexeme.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        Some(n) => serde_json::Value::Number(n),
+        None => serde_json::Value::String(lexeme.to_owned()),
+    }
+}
+
+/// Appends `.key` if `key` is an identifier (`[A-Za-z_][A-Za-z0-9_]*`), else `['key']`
+/// with `'` and `\` escaped by a backslash.
+pub fn path_push_key(path: &mut String, key: &str) {
+    let mut bytes = key.bytes();
+    let identifier = bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if identifier {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push_str("['");
+        for c in key.chars() {
+            if c == '\'' || c == '\\' {
+                path.push('\\');
+            }
+            path.push(c);
+        }
+        path.push_str("']");
+    }
+}
+
+/// Appends `[i]`.
+pub fn path_push_index(path: &mut String, i: usize) {
+    let _ = write!(path, "[{i}]");
+}
+
+/// Checks that `bytes` are UTF-8. Otherwise returns a `parse.invalid_json` diagnostic
+/// spanning the first byte that is not.
+#[allow(clippy::result_large_err)] // the signature is shared with the driver
+pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let message = match e.error_len() {
+            Some(_) => format!(
+                "invalid UTF-8: byte 0x{:02X} at offset {at} does not continue a valid \
+                 sequence; JSON text must be UTF-8",
+                bytes[at]
+            ),
+            None => format!(
+                "invalid UTF-8: the file ends inside a multi-byte sequence starting at \
+                 offset {at}; JSON text must be UTF-8"
+            ),
+        };
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        Diagnostic::new(Code::ParseInvalidJson, message).with_span(Some(at..at.saturating_add(1)))
+    })
+}
+
+/// Parses `text` as one JSON document.
+pub fn parse(text: &str) -> Parsed {
+    if u32::try_from(text.len()).is_err() {
+        let diagnostic =
+            Diagnostic::new(Code::ParseInvalidJson, "the file is larger than 4 GiB, the most little reads")
+                .with_span(Some(0..0));
+        return Parsed { tree: None, diagnostics: vec![diagnostic] };
+    }
+    let mut parser = Parser::new(text);
+    match parser.run() {
+        Ok(()) => {
+            let mut diagnostics = parser.diagnostics;
+            // Duplicate keys are found when their object closes: restore source order.
+            diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+            Parsed { tree: Some(JsonTree { nodes: parser.nodes }), diagnostics }
+        }
+        Err(fault) => Parsed {
+            tree: None,
+            diagnostics: vec![Diagnostic::new(Code::ParseInvalidJson, fault.message).with_span(Some(fault.span))],
+        },
+    }
+}
+
+/// A syntax error: where and what.
+struct Fault {
+    span: Range<u32>,
+    message: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Array,
+    Object,
+}
+
+/// An open container. `start` indexes the parser's `children` (arrays) or `members`
+/// (objects) scratch stack, where the container's entries so far live.
+struct Frame {
+    kind: Kind,
+    node: NodeIdx,
+    start: usize,
+}
+
+/// Bytes that end the fast scan of a string: `"`, `\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = true;
+        i += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+const MAX_SAFE: &str = "9007199254740992";
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: Vec<JsonNode>,
+    frames: Vec<Frame>,
+    children: Vec<NodeIdx>,
+    members: Vec<Member>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        let pos = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos,
+            nodes: Vec::new(),
+            frames: Vec::new(),
+            children: Vec::new(),
+            members: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), Fault> {
+        'value: loop {
+            // A value is expected at `pos`.
+            self.skip_ws();
+            let start = self.pos;
+            let Some(&byte) = self.bytes.get(start) else {
+                return Err(self.unexpected_value());
+            };
+            match byte {
+                b'{' => {
+                    self.check_depth()?;
+                    let idx = self.open_node(start);
+                    self.pos += 1;
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b'}') => {
+                            self.pos += 1;
+                            self.close_node(idx, JsonValue::Object(Box::new([])));
+                        }
+                        Some(b'"') => {
+                            self.frames.push(Frame { kind: Kind::Object, node: idx, start: self.members.len() });
+                            self.member_key()?;
+                            continue 'value;
+                        }
+                        _ => return Err(self.unexpected_key("a string key or `}`")),
+                    }
+                }
+                b'[' => {
+                    self.check_depth()?;
+                    let idx = self.open_node(start);
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        self.close_node(idx, JsonValue::Array(Box::new([])));
+                    } else {
+                        self.frames.push(Frame { kind: Kind::Array, node: idx, start: self.children.len() });
+                        self.children.push(self.next_idx());
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let s = self.string()?;
+                    self.leaf(start, JsonValue::String(s));
+                }
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' if self.literal("true") => self.leaf(start, JsonValue::Bool(true)),
+                b'f' if self.literal("false") => self.leaf(start, JsonValue::Bool(false)),
+                b'n' if self.literal("null") => self.leaf(start, JsonValue::Null),
+                _ => return Err(self.unexpected_value()),
+            }
+
+            // A value ended at `pos`: close containers until one expects more.
+            loop {
+                self.skip_ws();
+                let Some(frame) = self.frames.last() else {
+                    if self.pos < self.bytes.len() {
+                        let (_, span) = self.describe(self.pos);
+                        return Err(self.comment(self.pos).unwrap_or(Fault {
+                            span,
+                            message: "trailing characters after the JSON value".to_owned(),
+                        }));
+                    }
+                    return Ok(());
+                };
+                match (frame.kind, self.peek()) {
+                    (Kind::Array, Some(b',')) => {
+                        let comma = self.pos;
+                        self.pos += 1;
+                        self.skip_ws();
+                        if self.peek() == Some(b']') {
+                            return Err(trailing_comma(comma, ']'));
+                        }
+                        self.children.push(self.next_idx());
+                        continue 'value;
+                    }
+                    (Kind::Array, Some(b']')) => {
+                        self.pos += 1;
+                        let frame = self.frames.pop().expect("an open array");
+                        let items: Box<[NodeIdx]> = self.children[frame.start..].into();
+                        self.children.truncate(frame.start);
+                        self.close_node(frame.node, JsonValue::Array(items));
+                    }
+                    (Kind::Array, _) => {
+                        return Err(self.unexpected("`,` or `]` after an array element"));
+                    }
+                    (Kind::Object, Some(b',')) => {
+                        let comma = self.pos;
+                        self.pos += 1;
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b'"') => {
+                                self.member_key()?;
+                                continue 'value;
+                            }
+                            Some(b'}') => return Err(trailing_comma(comma, '}')),
+                            _ => return Err(self.unexpected_key("a string key after `,`")),
+                        }
+                    }
+                    (Kind::Object, Some(b'}')) => {
+                        self.pos += 1;
+                        self.close_object();
+                    }
+                    (Kind::Object, _) => {
+                        return Err(self.unexpected("`,` or `}` after an object member"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// The index the next node will get.
+    #[inline]
+    fn next_idx(&self) -> NodeIdx {
+        self.nodes.len() as NodeIdx
+    }
+
+    fn check_depth(&self) -> Result<(), Fault> {
+        if self.frames.len() >= MAX_DEPTH {
+            let at = self.pos as u32;
+            return Err(Fault { span: at..at + 1, message: format!("nesting deeper than {MAX_DEPTH} levels") });
+        }
+        Ok(())
+    }
+
+    /// Adds a container whose value and end are filled in when it closes.
+    fn open_node(&mut self, start: usize) -> NodeIdx {
+        let idx = self.next_idx();
+        let start = start as u32;
+        self.nodes.push(JsonNode { value: JsonValue::Null, span: start..start });
+        idx
+    }
+
+    fn close_node(&mut self, idx: NodeIdx, value: JsonValue) {
+        let node = &mut self.nodes[idx as usize];
+        node.value = value;
+        node.span.end = self.pos as u32;
+    }
+
+    /// Adds a scalar that spans `start..pos`.
+    fn leaf(&mut self, start: usize, value: JsonValue) {
+        self.nodes.push(JsonNode { value, span: start as u32..self.pos as u32 });
+    }
+
+    /// Consumes `word` if it is at `pos` and not followed by more of a word.
+    fn literal(&mut self, word: &str) -> bool {
+        let end = self.pos + word.len();
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) && !self.bytes.get(end).is_some_and(|&b| is_word_byte(b))
+        {
+            self.pos = end;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Parses the key at `pos` (a `"`) and its `:`, and opens the member.
+    fn member_key(&mut self) -> Result<(), Fault> {
+        let start = self.pos;
+        let key = self.string()?;
+        let key_span = start as u32..self.pos as u32;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected("`:` after an object key"));
+        }
+        self.pos += 1;
+        self.members.push(Member { key, key_span, value: self.next_idx() });
+        Ok(())
+    }
+
+    /// Closes the object on top of the stack, reporting and dropping duplicate keys.
+    fn close_object(&mut self) {
+        let frame = self.frames.last().expect("an open object");
+        let (node, start) = (frame.node, frame.start);
+        let duplicates = find_duplicates(&self.members[start..]);
+        let members: Box<[Member]> = if duplicates.is_empty() {
+            self.members[start..].iter_mut().map(take_member).collect()
+        } else {
+            let object_path = self.path(self.frames.len() - 1);
+            let mut dropped = vec![false; self.members.len() - start];
+            let mut seen_twice = Vec::new();
+            for &(first, dup) in &duplicates {
+                dropped[dup] = true;
+                let first = &self.members[start + first];
+                let second = &self.members[start + dup];
+                let mut path = object_path.clone();
+                path_push_key(&mut path, &second.key);
+                let how = if seen_twice.contains(&first.key_span.start) {
+                    "more than twice"
+                } else {
+                    seen_twice.push(first.key_span.start);
+                    "twice"
+                };
+                let diagnostic = Diagnostic::new(
+                    Code::ParseDuplicateKey,
+                    format!("key `{}` appears {how} in this object", snippet(&second.key, 60)),
+                )
+                .with_span(Some(second.key_span.clone()))
+                .with_related(Related {
+                    message: "first occurrence".to_owned(),
+                    path: path.clone(),
+                    span: Some(first.key_span.clone()),
+                })
+                .with_path(path);
+                self.diagnostics.push(diagnostic);
+            }
+            self.members[start..]
+                .iter_mut()
+                .zip(dropped)
+                .filter(|(_, dropped)| !dropped)
+                .map(|(m, _)| take_member(m))
+                .collect()
+        };
+        self.members.truncate(start);
+        self.frames.pop();
+        self.close_node(node, JsonValue::Object(members));
+    }
+
+    /// The JSONPath of the value being parsed inside `frames[..depth]`.
+    fn path(&self, depth: usize) -> String {
+        // Each frame's current entry is the last one before the next frame's entries.
+        let mut current = vec![0usize; self.frames.len()];
+        let (mut children_end, mut members_end) = (self.children.len(), self.members.len());
+        for (i, frame) in self.frames.iter().enumerate().rev() {
+            match frame.kind {
+                Kind::Array => {
+                    current[i] = children_end - 1 - frame.start;
+                    children_end = frame.start;
+                }
+                Kind::Object => {
+                    current[i] = members_end - 1;
+                    members_end = frame.start;
+                }
+            }
+        }
+        let mut path = String::from("$");
+        for (frame, &current) in self.frames[..depth].iter().zip(&current) {
+            match frame.kind {
+                Kind::Array => path_push_index(&mut path, current),
+                Kind::Object => path_push_key(&mut path, &self.members[current].key),
+            }
+        }
+        path
+    }
+
+    fn string(&mut self) -> Result<Box<str>, Fault> {
+        let bytes = self.bytes;
+        let mut i = self.pos + 1;
+        let mut chunk = i;
+        let mut owned: Option<String> = None;
+        loop {
+            while i < bytes.len() && !STRING_STOP[bytes[i] as usize] {
+                i += 1;
+            }
+            match bytes.get(i) {
+                Some(b'"') => {
+                    let tail = &self.text[chunk..i];
+                    self.pos = i + 1;
+                    return Ok(match owned {
+                        None => tail.into(),
+                        Some(mut s) => {
+                            s.push_str(tail);
+                            s.into_boxed_str()
+                        }
+                    });
+                }
+                Some(b'\\') => {
+                    let s = owned.get_or_insert_with(String::new);
+                    s.push_str(&self.text[chunk..i]);
+                    i = self.escape(i, s)?;
+                    chunk = i;
+                }
+                Some(&control) => {
+                    let at = i as u32;
+                    let escape = match control {
+                        b'\x08' => "\\b".to_owned(),
+                        b'\x0C' => "\\f".to_owned(),
+                        b'\n' => "\\n".to_owned(),
+                        b'\r' => "\\r".to_owned(),
+                        b'\t' => "\\t".to_owned(),
+                        c => format!("\\u{c:04x}"),
+                    };
+                    return Err(Fault {
+                        span: at..at + 1,
+                        message: format!("control character U+{control:04X} in string: escape it as `{escape}`"),
+                    });
+                }
+                None => {
+                    return Err(Fault {
+                        span: self.eof_span(),
+                        message: format!(
+                            "unexpected end of file: expected `\"` to close the string \
+                             that starts at byte {}",
+                            self.pos
+                        ),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Decodes the escape at `at` (a `\`) into `out`; returns the offset after it.
+    fn escape(&self, at: usize, out: &mut String) -> Result<usize, Fault> {
+        let decoded = match self.bytes.get(at + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\x08',
+            Some(b'f') => '\x0C',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let unit = self.hex4(at)?;
+                let (c, end) = match unit {
+                    0xD800..=0xDBFF => {
+                        let low = (self.bytes.get(at + 6) == Some(&b'\\') && self.bytes.get(at + 7) == Some(&b'u'))
+                            .then(|| self.hex4(at + 6).ok())
+                            .flatten()
+                            .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                        let Some(low) = low else {
+                            return Err(lone_surrogate(self.text, at));
+                        };
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(code).expect("a valid surrogate pair"), at + 12)
+                    }
+                    0xDC00..=0xDFFF => return Err(lone_surrogate(self.text, at)),
+                    _ => (char::from_u32(unit).expect("not a surrogate"), at + 6),
+                };
+                out.push(c);
+                return Ok(end);
+            }
+            Some(_) => {
+                let c = self.text[at + 1..].chars().next().expect("a char");
+                let end = at + 1 + c.len_utf8();
+                let shown =
+                    if is_visible(c) { format!("`\\{c}`") } else { format!("`\\` followed by U+{:04X}", c as u32) };
+                return Err(Fault {
+                    span: at as u32..end as u32,
+                    message: format!(
+                        "invalid escape {shown} in string: JSON escapes are \
+                         \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX"
+                    ),
+                });
+            }
+            None => {
+                return Err(Fault {
+                    span: self.eof_span(),
+                    message: "unexpected end of file: expected an escape character after `\\`".to_owned(),
+                });
+            }
+        };
+        out.push(decoded);
+        Ok(at + 2)
+    }
+
+    /// Reads the four hex digits of the `\u` escape at `at`.
+    fn hex4(&self, at: usize) -> Result<u32, Fault> {
+        let mut unit = 0;
+        for i in at + 2..at + 6 {
+            let digit = self.bytes.get(i).and_then(|&b| (b as char).to_digit(16));
+            match digit {
+                Some(d) => unit = unit * 16 + d,
+                None => {
+                    let (found, span) = self.describe(i);
+                    return Err(Fault {
+                        span: at as u32..span.end,
+                        message: format!(
+                            "invalid escape `{}` in string: `\\u` must be followed by four \
+                             hex digits, found {found}",
+                            &self.text[at..i]
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(unit)
+    }
+
+    fn number(&mut self) -> Result<(), Fault> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut i = start;
+        if bytes[i] == b'-' {
+            i += 1;
+        }
+        match bytes.get(i) {
+            Some(b'0') => {
+                i += 1;
+                if bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                    let at = i as u32 - 1;
+                    return Err(Fault {
+                        span: at..at + 1,
+                        message: "leading zeros are not allowed in numbers".to_owned(),
+                    });
+                }
+            }
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => {
+                if bytes[i..].starts_with(b"Infinity") {
+                    return Err(Fault {
+                        span: start as u32..(i + 8) as u32,
+                        message: "`-Infinity` is not JSON: numbers must be finite digits".to_owned(),
+                    });
+                }
+                return Err(self.expected_at(i, "a digit after `-`"));
+            }
+        }
+        let mut integer = true;
+        if bytes.get(i) == Some(&b'.') {
+            integer = false;
+            i += 1;
+            if !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.expected_at(i, "a digit after the decimal point"));
+            }
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = bytes.get(i) {
+            integer = false;
+            i += 1;
+            if let Some(b'+' | b'-') = bytes.get(i) {
+                i += 1;
+            }
+            if !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.expected_at(i, "a digit in the exponent"));
+            }
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        let lexeme = &self.text[start..i];
+        if integer {
+            let digits = lexeme.trim_start_matches('-');
+            if digits.len() > MAX_SAFE.len() || (digits.len() == MAX_SAFE.len() && digits > MAX_SAFE) {
+                let shown = if lexeme.len() > 40 {
+                    format!("{}… ({} digits)", &lexeme[..24], digits.len())
+                } else {
+                    lexeme.to_owned()
+                };
+                let diagnostic = Diagnostic::new(
+                    Code::ParseUnsafeInteger,
+                    format!("integer {shown} is outside ±2^53: readers that use doubles will round it"),
+                )
+                .with_span(Some(start as u32..i as u32))
+                .with_path(self.path(self.frames.len()));
+                self.diagnostics.push(diagnostic);
+            }
+        }
+        self.leaf(start, JsonValue::Number(lexeme.into()));
+        Ok(())
+    }
+
+    fn eof_span(&self) -> Range<u32> {
+        let end = self.bytes.len() as u32;
+        end..end
+    }
+
+    /// How to name what is at `at` in a message, and its span.
+    fn describe(&self, at: usize) -> (String, Range<u32>) {
+        match self.text.get(at..).and_then(|rest| rest.chars().next()) {
+            None => ("end of file".to_owned(), self.eof_span()),
+            Some(c) => {
+                let shown = if is_visible(c) { format!("`{c}`") } else { format!("U+{:04X}", c as u32) };
+                (shown, at as u32..(at + c.len_utf8()) as u32)
+            }
+        }
+    }
+
+    /// "expected …, found …" at `at`.
+    fn expected_at(&self, at: usize, expected: &str) -> Fault {
+        if let Some(fault) = self.comment(at) {
+            return fault;
+        }
+        let (found, span) = self.describe(at);
+        let message = if at >= self.bytes.len() {
+            format!("unexpected end of file: expected {expected}")
+        } else {
+            format!("expected {expected}, found {found}")
+        };
+        Fault { span, message }
+    }
+
+    /// "expected …, found …" at `pos`.
+    fn unexpected(&self, expected: &str) -> Fault {
+        self.expected_at(self.pos, expected)
+    }
+
+    /// The fault when the culprit at `at` is the start of a comment.
+    fn comment(&self, at: usize) -> Option<Fault> {
+        match self.bytes.get(at..at + 2) {
+            Some(b"//" | b"/*") => {
+                Some(Fault { span: at as u32..at as u32 + 2, message: "comments are not allowed in JSON".to_owned() })
+            }
+            _ => None,
+        }
+    }
+
+    /// Where a value was expected but none starts.
+    fn unexpected_value(&self) -> Fault {
+        let at = self.pos;
+        let Some(&byte) = self.bytes.get(at) else {
+            let document_empty = self.nodes.is_empty();
+            return Fault {
+                span: self.eof_span(),
+                message: if document_empty {
+                    "expected a JSON value, found end of file".to_owned()
+                } else {
+                    "unexpected end of file: expected a JSON value".to_owned()
+                },
+            };
+        };
+        if is_word_byte(byte) {
+            let end = self.word_end(at);
+            let word = &self.text[at..end];
+            let span = at as u32..end as u32;
+            let message = match word {
+                "NaN" | "Infinity" => {
+                    format!("`{word}` is not JSON: numbers must be finite digits")
+                }
+                "True" | "False" | "None" | "Null" | "TRUE" | "FALSE" | "NULL" | "undefined" | "nil" => {
+                    format!("`{word}` is not JSON: the only literals are `true`, `false` and `null`")
+                }
+                _ => format!("expected a JSON value, found `{}`", snippet(word, 40)),
+            };
+            return Fault { span, message };
+        }
+        match byte {
+            b'\'' => self.single_quote(at),
+            b'+' => Fault {
+                span: at as u32..at as u32 + 1,
+                message: "expected a JSON value, found `+`: numbers must not start with `+`".to_owned(),
+            },
+            b'.' => Fault {
+                span: at as u32..at as u32 + 1,
+                message: "expected a JSON value, found `.`: numbers must start with a digit".to_owned(),
+            },
+            _ => self.expected_at(at, "a JSON value"),
+        }
+    }
+
+    /// Where an object key was expected but no `"` is at `pos`.
+    fn unexpected_key(&self, expected: &str) -> Fault {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'\'') => self.single_quote(at),
+            Some(b) if is_word_byte(b) => {
+                let end = self.word_end(at);
+                Fault {
+                    span: at as u32..end as u32,
+                    message: format!(
+                        "expected {expected}, found `{}`: object keys must be strings in \
+                         double quotes",
+                        snippet(&self.text[at..end], 40)
+                    ),
+                }
+            }
+            _ => self.expected_at(at, expected),
+        }
+    }
+
+    fn single_quote(&self, at: usize) -> Fault {
+        Fault {
+            span: at as u32..at as u32 + 1,
+            message: "single quotes are not allowed: JSON strings use double quotes `\"`".to_owned(),
+        }
+    }
+
+    fn word_end(&self, mut at: usize) -> usize {
+        while self.bytes.get(at).is_some_and(|&b| is_word_byte(b)) {
+            at += 1;
+        }
+        at
+    }
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether `c` can be shown between backticks as it is.
+fn is_visible(c: char) -> bool {
+    !(c.is_control() || c.is_whitespace() || c == '\u{FEFF}')
+}
+
+/// `s` for a message: at most `max` chars, invisible characters as `\u{…}`.
+fn snippet(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == max {
+            out.push('…');
+            break;
+        }
+        if is_visible(c) || c == ' ' {
+            out.push(c);
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+    out
+}
+
+fn take_member(member: &mut Member) -> Member {
+    Member { key: std::mem::take(&mut member.key), key_span: member.key_span.clone(), value: member.value }
+}
+
+fn trailing_comma(comma: usize, close: char) -> Fault {
+    Fault {
+        span: comma as u32..comma as u32 + 1,
+        message: format!("trailing comma before `{close}`: JSON does not allow trailing commas"),
+    }
+}
+
+fn lone_surrogate(text: &str, at: usize) -> Fault {
+    Fault { span: at as u32..(at + 6) as u32, message: format!("lone surrogate `{}` in string", &text[at..at + 6]) }
+}
+
+/// Pairs `(first, later)` of member indices whose keys are equal, `later` ascending.
+fn find_duplicates(members: &[Member]) -> Vec<(usize, usize)> {
+    let mut duplicates = Vec::new();
+    if members.len() <= 16 {
+        for later in 1..members.len() {
+            if let Some(first) = members[..later].iter().position(|m| m.key == members[later].key) {
+                duplicates.push((first, later));
+            }
+        }
+    } else {
+        let mut order: Vec<u32> = (0..members.len() as u32).collect();
+        order.sort_by(|&a, &b| members[a as usize].key.cmp(&members[b as usize].key).then(a.cmp(&b)));
+        let mut run_first = order[0] as usize;
+        for pair in order.windows(2) {
+            let (prev, next) = (pair[0] as usize, pair[1] as usize);
+            if members[prev].key == members[next].key {
+                duplicates.push((run_first, next));
+            } else {
+                run_first = next;
+            }
+        }
+        duplicates.sort_unstable_by_key(|&(_, later)| later);
+    }
+    duplicates
+}

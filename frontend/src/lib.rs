@@ -1,0 +1,96 @@
+//! The frontend of `little`: strict JSON with spans, document recognition, and the
+//! readers that lower each document into typed, position-free declarations.
+
+pub mod anchor;
+pub mod catalog;
+pub mod context;
+pub mod draft;
+pub mod json;
+pub mod reader;
+
+use little_diagnostics::Code;
+
+use anchor::{Anchor, Finding};
+use json::JsonTree;
+
+/// The kinds of document `little` reads, recognised by `format` (or `apiVersion`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DocumentKind {
+    Draft,
+    Catalog,
+    Context,
+    Bindings,
+    Lwir,
+    Definition,
+}
+
+impl DocumentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentKind::Draft => "draft",
+            DocumentKind::Catalog => "catalog",
+            DocumentKind::Context => "context",
+            DocumentKind::Bindings => "bindings",
+            DocumentKind::Lwir => "lwir",
+            DocumentKind::Definition => "definition",
+        }
+    }
+}
+
+pub const LWIR_API_VERSION: &str = "littleworkflow.dev/v0.1";
+pub const DEFINITION_FORMAT: &str = "workflow-definition/v1";
+
+const FORMATS: &[(&str, DocumentKind)] = &[
+    (draft::DRAFT_FORMAT, DocumentKind::Draft),
+    (catalog::CATALOG_FORMAT, DocumentKind::Catalog),
+    (context::CONTEXT_FORMAT, DocumentKind::Context),
+    (context::BINDINGS_FORMAT, DocumentKind::Bindings),
+    (DEFINITION_FORMAT, DocumentKind::Definition),
+];
+
+/// Which document a parsed file is, or `parse.unsupported_format` saying why not.
+pub fn document_kind(tree: &JsonTree) -> Result<DocumentKind, Box<Finding>> {
+    let root = tree.root();
+    let unsupported =
+        |at: Anchor, message: String| Err(Box::new(Finding::new(Code::ParseUnsupportedFormat, at, message)));
+    if !tree.value(root).is_object() {
+        return unsupported(
+            Anchor::root(),
+            format!("expected a JSON object with a `format` field, found {}", tree.type_name(root)),
+        );
+    }
+    if let Some(api) = tree.get(root, "apiVersion") {
+        return match tree.value(api.value).as_str() {
+            Some(LWIR_API_VERSION) => Ok(DocumentKind::Lwir),
+            _ => unsupported(
+                Anchor::root().at("apiVersion"),
+                format!("unsupported `apiVersion`: expected `{LWIR_API_VERSION}`"),
+            ),
+        };
+    }
+    let Some(format) = tree.get(root, "format") else {
+        return unsupported(
+            Anchor::root(),
+            "the document has no `format` field: expected e.g. `\"format\": \"workflow-draft/v1\"`".to_string(),
+        );
+    };
+    let at = Anchor::root().at("format");
+    let Some(name) = tree.value(format.value).as_str() else {
+        return unsupported(at, format!("`format` must be a string, found {}", tree.type_name(format.value)));
+    };
+    if let Some(&(_, kind)) = FORMATS.iter().find(|(f, _)| *f == name) {
+        return Ok(kind);
+    }
+    let help = little_diagnostics::suggest::did_you_mean(name, FORMATS.iter().map(|(f, _)| *f));
+    Err(Box::new(
+        Finding::new(
+            Code::ParseUnsupportedFormat,
+            at,
+            format!(
+                "unsupported format `{name}`: little reads {}",
+                FORMATS.iter().map(|(f, _)| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .help(help),
+    ))
+}

@@ -1,0 +1,167 @@
+//! Typed reading of JSON with findings for every wrong shape.
+//!
+//! Each document reader (draft, catalog, context, binding rows) walks the tree through
+//! a [`Reader`]: a wrong type becomes an `invalid shape` finding with its anchor, an unknown
+//! key becomes an `unknown field` finding, and the caller gets `None` and skips the part.
+
+use little_diagnostics::{Code, suggest};
+
+use crate::anchor::{Anchor, Finding};
+use crate::json::{JsonTree, JsonValue, Member, NodeIdx};
+
+/// Which codes a reader reports with (drafts and LWIR have their own).
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeCodes {
+    pub invalid_shape: Code,
+    pub unknown_field: Code,
+}
+
+pub const DRAFT_CODES: ShapeCodes =
+    ShapeCodes { invalid_shape: Code::DraftInvalidShape, unknown_field: Code::DraftUnknownField };
+
+pub struct Reader<'t> {
+    pub tree: &'t JsonTree,
+    pub codes: ShapeCodes,
+    pub findings: Vec<Finding>,
+}
+
+impl<'t> Reader<'t> {
+    pub fn new(tree: &'t JsonTree, codes: ShapeCodes) -> Reader<'t> {
+        Reader { tree, codes, findings: Vec::new() }
+    }
+
+    pub fn value(&self, idx: NodeIdx) -> &'t JsonValue {
+        self.tree.value(idx)
+    }
+
+    /// Reports a wrong shape at `at`.
+    pub fn invalid(&mut self, at: &Anchor, message: String) {
+        self.findings.push(Finding::new(self.codes.invalid_shape, at.clone(), message));
+    }
+
+    fn expected(&mut self, idx: NodeIdx, at: &Anchor, what: &str, expected: &str) {
+        let found = self.tree.type_name(idx);
+        self.invalid(at, format!("{what} must be {expected}, found {found}"));
+    }
+
+    /// The members of an object, or a finding.
+    pub fn object(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t [Member]> {
+        match self.tree.value(idx) {
+            JsonValue::Object(members) => Some(members),
+            _ => {
+                self.expected(idx, at, what, "an object");
+                None
+            }
+        }
+    }
+
+    /// The items of an array, or a finding.
+    pub fn array(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t [NodeIdx]> {
+        match self.tree.value(idx) {
+            JsonValue::Array(items) => Some(items),
+            _ => {
+                self.expected(idx, at, what, "an array");
+                None
+            }
+        }
+    }
+
+    pub fn string(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t str> {
+        match self.tree.value(idx) {
+            JsonValue::String(s) => Some(s),
+            _ => {
+                self.expected(idx, at, what, "a string");
+                None
+            }
+        }
+    }
+
+    /// A string that must not be empty.
+    pub fn name(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t str> {
+        let s = self.string(idx, at, what)?;
+        if s.is_empty() {
+            self.invalid(at, format!("{what} must not be empty"));
+            return None;
+        }
+        Some(s)
+    }
+
+    pub fn boolean(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<bool> {
+        match self.tree.value(idx) {
+            JsonValue::Bool(b) => Some(*b),
+            _ => {
+                self.expected(idx, at, what, "a boolean");
+                None
+            }
+        }
+    }
+
+    /// An integer (no fraction, no exponent) that fits i64.
+    pub fn integer(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<i64> {
+        match self.tree.value(idx) {
+            JsonValue::Number(lexeme) => match lexeme.parse::<i64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    self.invalid(at, format!("{what} must be an integer, found `{lexeme}`"));
+                    None
+                }
+            },
+            _ => {
+                self.expected(idx, at, what, "an integer");
+                None
+            }
+        }
+    }
+
+    pub fn number(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<f64> {
+        match self.tree.value(idx) {
+            JsonValue::Number(lexeme) => lexeme.parse::<f64>().ok(),
+            _ => {
+                self.expected(idx, at, what, "a number");
+                None
+            }
+        }
+    }
+
+    /// An array of strings; wrong items are reported and skipped.
+    pub fn strings(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<Vec<String>> {
+        let items = self.array(idx, at, what)?;
+        let mut out = Vec::with_capacity(items.len());
+        for (i, &item) in items.iter().enumerate() {
+            if let Some(s) = self.string(item, &at.at(i), &format!("each of {what}")) {
+                out.push(s.to_string());
+            }
+        }
+        Some(out)
+    }
+
+    /// Reports every key of `members` that is not in `known` (with did-you-mean).
+    pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: &str, known: &[&str]) {
+        for member in members {
+            if !known.contains(&&*member.key) {
+                let help = suggest::did_you_mean(&member.key, known.iter().copied());
+                self.findings.push(
+                    Finding::new(
+                        self.codes.unknown_field,
+                        at.at(&*member.key),
+                        format!(
+                            "unknown field `{}` in {what}; it is kept in the authored hash but has no meaning",
+                            member.key
+                        ),
+                    )
+                    .help(help),
+                );
+            }
+        }
+    }
+
+    /// Reports a missing required key.
+    pub fn missing(&mut self, at: &Anchor, what: &str, key: &str) {
+        self.invalid(at, format!("{what} lacks the required field `{key}`"));
+    }
+}
+
+/// The value of `key` among `members`.
+pub fn member(members: &[Member], key: &str) -> Option<NodeIdx> {
+    members.iter().find(|m| &*m.key == key).map(|m| m.value)
+}

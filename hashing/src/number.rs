@@ -1,0 +1,161 @@
+//! JCS number serialization (RFC 8785 §3.2.2.3) with the project's exact-integer rule.
+
+use crate::CanonicalError;
+
+/// Formats a double as ECMAScript `Number.prototype.toString` does, which is what
+/// JCS requires. `None` for NaN and ±infinity (JSON has no spelling for them);
+/// `-0` becomes `"0"`.
+pub fn format_es6_number(x: f64) -> Option<String> {
+    // ryu-js implements the ES shortest-round-trip algorithm and the ES choice between
+    // fixed and exponent notation; the es6-numbers vectors check it line by line.
+    x.is_finite().then(|| ryu_js::Buffer::new().format_finite(x).to_owned())
+}
+
+/// The canonical text of a JSON number lexeme.
+///
+/// An integer lexeme (optional `-`, digits, no fraction or exponent) whose magnitude is
+/// beyond 2^53 keeps its exact digits: rounding it to a double would let two different
+/// documents share a hash. Every other lexeme is read as the nearest IEEE double and
+/// written in ES6 form; a lexeme that is not a JSON number, or whose value overflows
+/// to infinity, is an error.
+pub fn canonical_number(lexeme: &str) -> Result<String, CanonicalError> {
+    let shape = number_shape(lexeme).ok_or_else(|| CanonicalError::new(format!("`{lexeme}` is not a JSON number")))?;
+    if shape == Shape::Integer && beyond_2_pow_53(lexeme.strip_prefix('-').unwrap_or(lexeme)) {
+        // The grammar forbids leading zeros, so the lexeme is already minimal.
+        return Ok(lexeme.to_owned());
+    }
+    // Rust's float parser is correctly rounded and accepts every JSON number lexeme.
+    let x: f64 = lexeme.parse().map_err(|_| CanonicalError::new(format!("`{lexeme}` is not a JSON number")))?;
+    format_es6_number(x)
+        .ok_or_else(|| CanonicalError::new(format!("`{lexeme}` is outside the range of IEEE-754 doubles")))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Integer,
+    Other,
+}
+
+/// Checks the RFC 8259 number grammar:
+/// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+/// Needed because `f64::from_str` also accepts `inf`, `NaN`, `+1`, `.5`, `1.` and so on.
+fn number_shape(lexeme: &str) -> Option<Shape> {
+    let bytes = lexeme.as_bytes();
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
+    let digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+
+    let int_len = digits(i);
+    if int_len == 0 || (int_len > 1 && bytes[i] == b'0') {
+        return None;
+    }
+    i += int_len;
+    let mut shape = Shape::Integer;
+
+    if bytes.get(i) == Some(&b'.') {
+        let frac_len = digits(i + 1);
+        if frac_len == 0 {
+            return None;
+        }
+        i += 1 + frac_len;
+        shape = Shape::Other;
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp_len = digits(i);
+        if exp_len == 0 {
+            return None;
+        }
+        i += exp_len;
+        shape = Shape::Other;
+    }
+    (i == bytes.len()).then_some(shape)
+}
+
+/// Whether a run of decimal digits without leading zeros exceeds 2^53.
+fn beyond_2_pow_53(digits: &str) -> bool {
+    const TWO_POW_53: &str = "9007199254740992";
+    // Same-length digit strings compare numerically when compared as text.
+    digits.len() > TWO_POW_53.len() || (digits.len() == TWO_POW_53.len() && digits > TWO_POW_53)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(lexeme: &str) -> String {
+        canonical_number(lexeme).unwrap()
+    }
+
+    #[test]
+    fn es6_formatting_basics() {
+        assert_eq!(format_es6_number(-0.0).as_deref(), Some("0"));
+        assert_eq!(format_es6_number(1.0).as_deref(), Some("1"));
+        assert_eq!(format_es6_number(1e21).as_deref(), Some("1e+21"));
+        assert_eq!(format_es6_number(1e20).as_deref(), Some("100000000000000000000"));
+        assert_eq!(format_es6_number(1e-7).as_deref(), Some("1e-7"));
+        assert_eq!(format_es6_number(0.000001).as_deref(), Some("0.000001"));
+        assert_eq!(format_es6_number(f64::NAN), None);
+        assert_eq!(format_es6_number(f64::INFINITY), None);
+        assert_eq!(format_es6_number(f64::NEG_INFINITY), None);
+    }
+
+    #[test]
+    fn doubles_are_normalized() {
+        assert_eq!(canon("-0"), "0");
+        assert_eq!(canon("-0.0e5"), "0");
+        assert_eq!(canon("1.0"), "1");
+        assert_eq!(canon("1E2"), "100");
+        assert_eq!(canon("4.50"), "4.5");
+        assert_eq!(canon("2e-3"), "0.002");
+        assert_eq!(canon("1E30"), "1e+30");
+        assert_eq!(canon("333333333.33333329"), "333333333.3333333");
+        // Underflow is not an error: JavaScript reads it as zero too.
+        assert_eq!(canon("1e-400"), "0");
+    }
+
+    #[test]
+    fn big_integers_keep_their_digits() {
+        assert_eq!(canon("9007199254740993"), "9007199254740993");
+        assert_eq!(canon("-123456789012345678901234567890"), "-123456789012345678901234567890");
+        // Exactly 2^53 (and below) is safe: the double has the same digits.
+        assert_eq!(canon("9007199254740992"), "9007199254740992");
+        assert_eq!(canon("-9007199254740992"), "-9007199254740992");
+        // A fraction or exponent makes it an ordinary double, rounded.
+        assert_eq!(canon("9007199254740993.0"), "9007199254740992");
+        assert_eq!(canon("9007199254740993e0"), "9007199254740992");
+        assert_eq!(canon("123456789012345678901234567890e0"), "1.2345678901234568e+29");
+    }
+
+    #[test]
+    fn infinite_and_malformed_lexemes_are_errors() {
+        for bad in [
+            "1e400",
+            "-1e400",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "inf",
+            "",
+            "-",
+            "+1",
+            ".5",
+            "1.",
+            "01",
+            "-01",
+            "1e",
+            "1e+",
+            "0x10",
+            " 1",
+            "1 ",
+            "1.5.5",
+            "--1",
+        ] {
+            assert!(canonical_number(bad).is_err(), "{bad:?} should be rejected");
+        }
+        let message = canonical_number("1e400").unwrap_err().message;
+        assert!(message.contains("1e400"), "{message}");
+    }
+}

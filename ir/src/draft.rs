@@ -1,0 +1,96 @@
+//! The authored draft as typed declarations, without source positions.
+//!
+//! The frontend lowers JSON into these; anything malformed has already become a
+//! diagnostic and is absent (`None`) here, so the checks skip what they cannot read.
+
+use crate::EdgeKind;
+
+/// The identity and version fields of a draft.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Header {
+    pub tenant_id: Option<String>,
+    pub workflow_id: Option<String>,
+    pub draft_id: Option<String>,
+    pub revision: Option<u64>,
+    pub catalog_version: Option<String>,
+}
+
+/// One declared port of a contract envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContractPort {
+    pub port: String,
+    pub types: Vec<String>,
+    pub required: bool,
+}
+
+/// One declared artifact of a contract envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Artifact {
+    pub id: String,
+    pub port: String,
+    pub types: Vec<String>,
+}
+
+/// A valid `workflow-node-contracts/v1` envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Contracts {
+    pub inputs: Vec<ContractPort>,
+    pub outputs: Vec<ContractPort>,
+    pub artifacts: Vec<Artifact>,
+}
+
+/// A package the node binds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PackageBinding {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub digest: Option<String>,
+}
+
+/// The agent binding an agent node names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AgentRef {
+    pub agent_id: String,
+    pub revision: u64,
+}
+
+/// A layout position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// One end of an edge; `port` is `None` when the author left it to the default.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Endpoint {
+    pub node: String,
+    pub port: Option<String>,
+}
+
+/// A contract mapping on an edge.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Mapping {
+    pub output: Option<String>,
+    pub input: Option<String>,
+    pub artifacts: Vec<String>,
+}
+
+/// Retry settings of a retry edge, as authored (range checks are a pass's job).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RetrySettings {
+    pub max_attempts: Option<i64>,
+    pub backoff_ms: Option<i64>,
+}
+
+/// One edge as authored. `from`/`to` are `None` when malformed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeDecl {
+    pub id: String,
+    pub from: Option<Endpoint>,
+    pub to: Option<Endpoint>,
+    pub kind: EdgeKind,
+    pub mapping: Option<Mapping>,
+    pub branch_label: Option<String>,
+    pub retry: Option<RetrySettings>,
+}

@@ -1,0 +1,54 @@
+//! Agent bindings of one node (SPEC §1.3): missing binding, missing row, not accepted.
+//! With no binding reader, the draft-level `agent.binding_status_unavailable` is raised
+//! by the report (once per draft), not here.
+
+use little_diagnostics::Code;
+use little_frontend::anchor::{Anchor, Finding};
+use little_frontend::context::{BindingRow, BindingStatus};
+use little_frontend::draft::AgentDecl;
+
+pub fn check(node_id: &str, at: &Anchor, agent: &AgentDecl, rows: Option<&[BindingRow]>) -> Vec<Finding> {
+    let agent = match agent {
+        AgentDecl::Absent => {
+            return vec![
+                Finding::new(
+                    Code::AgentMissingBinding,
+                    at.clone(),
+                    format!("agent node `{node_id}` names no agent binding: add `\"agent\": {{ \"agentId\": …, \"revision\": … }}`"),
+                )
+                .node(node_id),
+            ];
+        }
+        // Already reported as a shape fault.
+        AgentDecl::Invalid => return Vec::new(),
+        AgentDecl::Present(agent) => agent,
+    };
+    let Some(rows) = rows else { return Vec::new() };
+    match rows.iter().find(|r| r.agent_id == agent.agent_id && r.revision == agent.revision) {
+        None => vec![
+            Finding::new(
+                Code::AgentBindingMissingRow,
+                at.at("agent"),
+                format!(
+                    "the binding reader has no row for agent `{}` revision {} (node `{node_id}`)",
+                    agent.agent_id, agent.revision
+                ),
+            )
+            .node(node_id),
+        ],
+        Some(row) if row.status != BindingStatus::Accepted => vec![
+            Finding::new(
+                Code::AgentBindingNotAccepted,
+                at.at("agent"),
+                format!(
+                    "agent `{}` revision {} of node `{node_id}` is {}, not accepted",
+                    agent.agent_id,
+                    agent.revision,
+                    row.status.as_str()
+                ),
+            )
+            .node(node_id),
+        ],
+        Some(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,140 @@
+//! Contract rules (`workflow-node-contracts/v1`) on mapped edges, in contract mode:
+//! mapping and port agreement, type overlap, declared artifacts, required inputs.
+
+use little_diagnostics::Code;
+use little_frontend::anchor::Finding;
+use little_ir::{types_overlap, types_subset};
+
+use crate::db::{SourceFile, Workspace};
+
+use super::resolve::{Direction, resolved_graph};
+
+#[salsa::tracked(returns(ref))]
+pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
+    let graph = resolved_graph(db, workspace, file);
+    let mut findings = Vec::new();
+    if !graph.contract_mode {
+        return findings;
+    }
+    let mut mapped_into: Vec<(u32, &str)> = Vec::new();
+    for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
+        let Some(mapping) = &edge.mapping else { continue };
+        let (source, target) = (graph.node(edge.from), graph.node(edge.to));
+        let at = edge.anchor().at("mapping");
+        let mut mismatch = false;
+        for (named, actual, explicit, key, side) in [
+            (&mapping.output, &edge.from_port, edge.explicit_ports.0, "output", "from"),
+            (&mapping.input, &edge.to_port, edge.explicit_ports.1, "input", "to"),
+        ] {
+            if let Some(named) = named
+                && explicit
+                && named != actual
+            {
+                mismatch = true;
+                findings.push(
+                    Finding::new(
+                        Code::ContractMappingPortMismatch,
+                        at.at(key),
+                        format!("edge `{}` maps {key} `{named}`, but its `{side}` port is `{actual}`", edge.id),
+                    )
+                    .edge(&edge.id)
+                    .related(format!("the edge's `{side}` port"), edge.anchor().at(side).at("port")),
+                );
+            }
+        }
+        if mismatch {
+            continue;
+        }
+        mapped_into.push((edge.to, edge.to_port.as_str()));
+        let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
+        let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
+        let declared = |node: &super::resolve::GraphNode, direction: Direction, index: Option<usize>| {
+            let key = if direction == Direction::Output { "outputs" } else { "inputs" };
+            index.map(|i| node.anchor().at("contracts").at(key).at(i))
+        };
+        if !types_overlap(output.types, input.types) {
+            let mut finding = Finding::new(
+                Code::ContractIncompatibleTypes,
+                at.clone(),
+                format!(
+                    "edge `{}` maps output `{}` ({}) to input `{}` ({}): no type in common",
+                    edge.id,
+                    edge.from_port,
+                    output.types.join(", "),
+                    edge.to_port,
+                    input.types.join(", ")
+                ),
+            )
+            .edge(&edge.id)
+            .node(&target.id);
+            if let Some(anchor) = declared(source, Direction::Output, output.contract_index) {
+                finding = finding.related("output declared here", anchor);
+            }
+            if let Some(anchor) = declared(target, Direction::Input, input.contract_index) {
+                finding = finding.related("input declared here", anchor);
+            }
+            findings.push(finding);
+        } else if !types_subset(output.types, input.types) {
+            findings.push(
+                Finding::new(
+                    Code::ContractPartialTypeOverlap,
+                    at.clone(),
+                    format!(
+                        "edge `{}` maps output `{}` ({}) to input `{}` ({}): the producer may emit a type the input does not accept",
+                        edge.id,
+                        edge.from_port,
+                        output.types.join(", "),
+                        edge.to_port,
+                        input.types.join(", ")
+                    ),
+                )
+                .edge(&edge.id)
+                .node(&target.id),
+            );
+        }
+        for (i, artifact) in mapping.artifacts.iter().enumerate() {
+            let declared = source.contracts.as_ref().is_some_and(|c| c.artifacts.iter().any(|a| &a.id == artifact));
+            if !declared {
+                let known = source.contracts.iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str()));
+                findings.push(
+                    Finding::new(
+                        Code::ContractUndeclaredArtifact,
+                        at.at("artifacts").at(i),
+                        format!(
+                            "edge `{}` maps artifact `{artifact}`, which node `{}` does not declare",
+                            edge.id, source.id
+                        ),
+                    )
+                    .edge(&edge.id)
+                    .node(&source.id)
+                    .help(little_diagnostics::suggest::did_you_mean(artifact, known)),
+                );
+            }
+        }
+    }
+    for (index, node) in graph.nodes.iter().enumerate() {
+        let index = index as u32;
+        if node.nth > 0 || !node.is_executable() {
+            continue;
+        }
+        let Some(contracts) = &node.contracts else { continue };
+        for (i, port) in contracts.inputs.iter().enumerate().filter(|(_, p)| p.required) {
+            let mapped = mapped_into.iter().any(|(n, p)| *n == index && *p == port.port);
+            let aimed = graph.aimed.iter().any(|(n, p)| *n == index && *p == port.port);
+            if !mapped && !aimed {
+                findings.push(
+                    Finding::new(
+                        Code::ContractMissingRequiredInput,
+                        node.anchor().at("contracts").at("inputs").at(i),
+                        format!(
+                            "node `{}` declares required input `{}`, but no mapped edge feeds it",
+                            node.id, port.port
+                        ),
+                    )
+                    .node(&node.id),
+                );
+            }
+        }
+    }
+    findings
+}

@@ -1,0 +1,97 @@
+//! Port rules on resolved edges: `graph.incompatible_port_types` (unmapped edges),
+//! `graph.duplicate_input` and `graph.missing_required_input`.
+
+use std::collections::HashMap;
+
+use little_diagnostics::Code;
+use little_frontend::anchor::Finding;
+use little_ir::types_overlap;
+
+use crate::db::{SourceFile, Workspace};
+
+use super::resolve::{Direction, GraphEdge, resolved_graph};
+
+fn list(types: &[String]) -> String {
+    types.join(", ")
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
+    let graph = resolved_graph(db, workspace, file);
+    let mut findings = Vec::new();
+    let mut first_into: HashMap<(u32, &str), &str> = HashMap::new();
+    for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
+        let (source, target) = (graph.node(edge.from), graph.node(edge.to));
+        let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
+        let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
+        let contract_checked = edge.mapping.is_some() && graph.contract_mode;
+        if !contract_checked && !types_overlap(output.types, input.types) {
+            findings.push(
+                Finding::new(
+                    Code::GraphIncompatiblePortTypes,
+                    edge.anchor(),
+                    format!(
+                        "edge `{}` connects `{}.{}` ({}) to `{}.{}` ({}): no type in common",
+                        edge.id,
+                        source.id,
+                        edge.from_port,
+                        list(output.types),
+                        target.id,
+                        edge.to_port,
+                        list(input.types)
+                    ),
+                )
+                .edge(&edge.id),
+            );
+        }
+        match first_into.get(&(edge.to, edge.to_port.as_str())) {
+            Some(first) if !input.multiple => findings.push(
+                Finding::new(
+                    Code::GraphDuplicateInput,
+                    edge.anchor().at("to"),
+                    format!(
+                        "edge `{}` is a second edge into `{}.{}`, which takes one (edge `{first}` already enters it)",
+                        edge.id, target.id, edge.to_port
+                    ),
+                )
+                .edge(&edge.id)
+                .node(&target.id)
+                .related(
+                    "first edge into the port",
+                    GraphEdge::anchor(graph.edges.iter().find(|e| e.id == *first).expect("seen")),
+                ),
+            ),
+            Some(_) => {}
+            None => {
+                first_into.insert((edge.to, edge.to_port.as_str()), edge.id.as_str());
+            }
+        }
+    }
+    for (index, node) in graph.nodes.iter().enumerate() {
+        let index = index as u32;
+        if node.nth > 0 || !node.is_executable() {
+            continue;
+        }
+        let family = node.family.as_ref().expect("executable");
+        for port in family.inputs.iter().filter(|p| p.required) {
+            let fed = first_into.contains_key(&(index, port.name.as_str()));
+            let aimed = graph.aimed.iter().any(|(n, p)| *n == index && *p == port.name);
+            if !fed && !aimed {
+                findings.push(
+                    Finding::new(
+                        Code::GraphMissingRequiredInput,
+                        node.anchor(),
+                        format!(
+                            "node `{}` needs an edge into its required input `{}` ({})",
+                            node.id,
+                            port.name,
+                            list(&port.types)
+                        ),
+                    )
+                    .node(&node.id),
+                );
+            }
+        }
+    }
+    findings
+}

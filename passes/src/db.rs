@@ -1,0 +1,52 @@
+//! The salsa database and its inputs.
+
+use std::sync::{Arc, Mutex};
+
+/// One document's text. The driver decodes bytes (reporting invalid UTF-8) before
+/// creating it.
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// What every draft is checked against: the catalog, and optionally the tenant
+/// context and the binding rows (no rows file is a state of its own, SPEC §1.3).
+#[salsa::input(debug)]
+pub struct Workspace {
+    #[returns(copy)]
+    pub catalog: SourceFile,
+    #[returns(copy)]
+    pub context: Option<SourceFile>,
+    #[returns(copy)]
+    pub bindings: Option<SourceFile>,
+}
+
+/// Names of the queries that executed, for tests and profiling of incrementality.
+pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
+
+#[salsa::db]
+#[derive(Clone, Default)]
+pub struct Database {
+    storage: salsa::Storage<Self>,
+}
+
+impl Database {
+    /// A database that records every query execution (`WillExecute` events) as the
+    /// query's debug name and key, e.g. `check_node(Id(402))`.
+    pub fn with_execution_log() -> (Database, ExecutionLog) {
+        let log = ExecutionLog::default();
+        let sink = log.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                sink.lock().unwrap().push(format!("{database_key:?}"));
+            }
+        })));
+        (Database { storage }, log)
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for Database {}

@@ -1,0 +1,15 @@
+//! The analyzer of `little`: a salsa database of layered, memoized passes.
+//!
+//! Inputs are source files ([`SourceFile`]) and the [`Workspace`] they are checked
+//! against. Queries parse, lower, resolve and check; each returns its diagnostics as
+//! values ([`little_frontend::anchor::Finding`]), gathered by [`report::check_draft`].
+//! See ARCHITECTURE.md for the layers and where a new check goes.
+
+pub mod checks;
+pub mod db;
+pub mod project;
+pub mod queries;
+pub mod report;
+
+pub use db::{Database, SourceFile, Workspace};
+pub use report::{FileReport, report};

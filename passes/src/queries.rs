@@ -1,0 +1,184 @@
+//! The queries that turn source text into what the checks read.
+//!
+//! `parse` is the only query that sees byte offsets. Everything downstream is
+//! position-free, so an edit that only moves text re-runs `parse` and the lowering,
+//! whose unchanged results then stop the re-execution (salsa backdating).
+
+use std::sync::Arc;
+
+use little_diagnostics::Diagnostic;
+use little_frontend::anchor::Finding;
+use little_frontend::context::{BindingRow, Context};
+use little_frontend::draft::{ContractsDecl, EdgeEntry, NodeBindings, NodeMeta};
+use little_frontend::json::JsonTree;
+use little_frontend::{DocumentKind, catalog, context, draft, json};
+use little_ir::catalog::{Catalog, Family};
+use little_ir::draft::{Header, Position};
+
+use crate::db::{SourceFile, Workspace};
+
+/// A parsed file: the tree (absent when the text is not JSON) and the parse findings.
+#[derive(Debug, PartialEq)]
+pub struct ParsedFile {
+    pub tree: Option<JsonTree>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
+    let parsed = json::parse(file.text(db));
+    ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
+}
+
+/// Which document a file is; `None` when it is not JSON at all.
+#[salsa::tracked(returns(ref))]
+pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Result<DocumentKind, Box<Finding>>> {
+    parse(db, file).tree.as_ref().map(little_frontend::document_kind)
+}
+
+/// One authored node. Its id and occurrence count are its identity, so salsa matches
+/// it across edits however the nodes array is reordered; each group of fields is
+/// tracked on its own.
+#[salsa::tracked(debug)]
+pub struct Node<'db> {
+    #[returns(ref)]
+    pub id: String,
+    #[returns(copy)]
+    pub nth: u32,
+    #[tracked]
+    #[returns(ref)]
+    pub family: Option<String>,
+    #[tracked]
+    #[returns(ref)]
+    pub config: Option<serde_json::Value>,
+    #[tracked]
+    #[returns(ref)]
+    pub contracts: ContractsDecl,
+    #[tracked]
+    #[returns(ref)]
+    pub bindings: NodeBindings,
+    #[tracked]
+    #[returns(ref)]
+    pub meta: NodeMeta,
+    #[tracked]
+    #[returns(ref)]
+    pub position: Option<Position>,
+}
+
+/// A lowered draft. Only ids of nodes, so a change inside one node leaves it equal.
+#[derive(Debug, PartialEq, salsa::SalsaValue)]
+pub struct DraftIr<'db> {
+    pub header: Header,
+    pub nodes: Vec<Node<'db>>,
+    pub edges: Vec<EdgeEntry>,
+    pub nodes_unreadable: bool,
+    pub findings: Vec<Finding>,
+}
+
+/// The lowered draft; `None` when the file is not a readable draft.
+#[salsa::tracked(returns(ref))]
+pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_>> {
+    if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
+        return None;
+    }
+    let tree = parse(db, file).tree.as_ref()?;
+    let lowered = draft::lower_draft(tree);
+    let nodes = lowered
+        .nodes
+        .into_iter()
+        .map(|n| Node::new(db, n.id, n.nth, n.family, n.config, n.contracts, n.bindings, n.meta, n.position))
+        .collect();
+    Some(DraftIr {
+        header: lowered.header,
+        nodes,
+        edges: lowered.edges,
+        nodes_unreadable: lowered.nodes_unreadable,
+        findings: lowered.findings,
+    })
+}
+
+/// A reader document (catalog, context, rows) and whether it can be used.
+#[derive(Debug, PartialEq)]
+pub struct Read<T> {
+    pub value: T,
+    /// Findings about the document itself (resolved against its own text).
+    pub findings: Vec<Finding>,
+}
+
+impl<T> Read<T> {
+    /// A reader document with an error cannot be trusted: the driver stops (exit 2).
+    pub fn usable(&self) -> bool {
+        !self.findings.iter().any(|f| f.diagnostic.blocking())
+    }
+}
+
+fn read_document<T: Default>(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    expected: DocumentKind,
+    read: impl FnOnce(&JsonTree) -> (T, Vec<Finding>),
+) -> Read<T> {
+    let Some(tree) = parse(db, file).tree.as_ref() else {
+        return Read { value: T::default(), findings: Vec::new() };
+    };
+    match document_kind(db, file) {
+        Some(Ok(kind)) if *kind == expected => {
+            let (value, findings) = read(tree);
+            Read { value, findings }
+        }
+        Some(Ok(kind)) => Read {
+            value: T::default(),
+            findings: vec![Finding::new(
+                little_diagnostics::Code::ParseUnsupportedFormat,
+                little_frontend::anchor::Anchor::root().at("format"),
+                format!("expected a {} document, found a {} document", expected.as_str(), kind.as_str()),
+            )],
+        },
+        Some(Err(finding)) => Read { value: T::default(), findings: vec![(**finding).clone()] },
+        None => Read { value: T::default(), findings: Vec::new() },
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn catalog_of(db: &dyn salsa::Database, file: SourceFile) -> Read<Catalog> {
+    read_document(db, file, DocumentKind::Catalog, catalog::read_catalog)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn context_of(db: &dyn salsa::Database, file: SourceFile) -> Read<Context> {
+    read_document(db, file, DocumentKind::Context, context::read_context)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn bindings_of(db: &dyn salsa::Database, file: SourceFile) -> Read<Vec<BindingRow>> {
+    read_document(db, file, DocumentKind::Bindings, context::read_bindings)
+}
+
+/// The tenant context, when one is given.
+pub fn context(db: &dyn salsa::Database, workspace: Workspace) -> Option<&Context> {
+    workspace.context(db).map(|file| &context_of(db, file).value)
+}
+
+/// The binding rows, when a reader is given.
+pub fn binding_rows(db: &dyn salsa::Database, workspace: Workspace) -> Option<&[BindingRow]> {
+    workspace.bindings(db).map(|file| bindings_of(db, file).value.as_slice())
+}
+
+/// A family name, interned so that per-family queries can take it as a key.
+#[salsa::interned(debug)]
+pub struct FamilyName<'db> {
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// One family of the catalog. A catalog edit re-runs only the nodes whose family changed.
+#[salsa::tracked(returns(ref))]
+pub fn family<'db>(db: &'db dyn salsa::Database, catalog: SourceFile, name: FamilyName<'db>) -> Option<Arc<Family>> {
+    catalog_of(db, catalog).value.family(name.text(db)).cloned().map(Arc::new)
+}
+
+/// The family of a node in a workspace, if the node names one the catalog has.
+pub fn family_of<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Option<&'db Arc<Family>> {
+    let name = node.family(db).as_ref()?;
+    family(db, workspace.catalog(db), FamilyName::new(db, name.clone())).as_ref()
+}

@@ -1,0 +1,154 @@
+//! The top of the pipeline: gathers every layer's findings for one file, applies the
+//! suppressions, projects the topology and issues the candidate when nothing blocks.
+
+use little_diagnostics::{Code, Diagnostic};
+use little_frontend::DocumentKind;
+use little_frontend::anchor::{Finding, Resolver};
+use little_ir::NodeKind;
+use little_ir::topology::Topology;
+
+use crate::checks::node::check_node;
+use crate::checks::resolve::resolved_graph;
+use crate::checks::{catalog_version, contracts, cycles, flow, ports, request, suppressions};
+use crate::db::{SourceFile, Workspace};
+use crate::project::{Candidate, authored_graph_hash, build_topology, topology_hash};
+use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
+
+/// Everything the checks of one draft produced, still anchored (position-free).
+#[derive(Debug, PartialEq)]
+pub struct DraftOutcome {
+    pub findings: Vec<Finding>,
+    pub topology: Option<Topology>,
+    pub candidate: Option<Candidate>,
+    pub notes: Vec<String>,
+}
+
+pub const NOTE_NO_CONTEXT: &str = "no context given: tenant checks (tenant, capabilities, integrations, package registry, schedule policy) were not run";
+
+#[salsa::tracked(returns(ref))]
+pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
+    let mut outcome = DraftOutcome { findings: Vec::new(), topology: None, candidate: None, notes: Vec::new() };
+    let Some(draft) = draft_ir(db, file) else { return outcome };
+    let catalog = &catalog_of(db, workspace.catalog(db)).value;
+    let context = context(db, workspace);
+    if context.is_none() {
+        outcome.notes.push(NOTE_NO_CONTEXT.to_string());
+    }
+    let findings = &mut outcome.findings;
+    findings.extend(draft.findings.iter().cloned());
+    findings.extend(request::check(&draft.header, context));
+    findings.extend(catalog_version::check(&draft.header, &catalog.version));
+    for &node in &draft.nodes {
+        findings.extend(check_node(db, workspace, node).findings.iter().cloned());
+    }
+    let graph = resolved_graph(db, workspace, file);
+    findings.extend(graph.findings.iter().cloned());
+    findings.extend(ports::port_findings(db, workspace, file).iter().cloned());
+    findings.extend(contracts::contract_findings(db, workspace, file).iter().cloned());
+    findings.extend(flow::flow_findings(db, workspace, file).iter().cloned());
+    findings.extend(cycles::cycle_findings(db, workspace, file).iter().cloned());
+
+    let agents: Vec<&str> = graph
+        .nodes
+        .iter()
+        .filter(|n| n.nth == 0 && n.is_executable() && n.kind() == Some(NodeKind::Agent))
+        .map(|n| n.id.as_str())
+        .collect();
+    let rows = binding_rows(db, workspace);
+    if rows.is_none()
+        && let Some(first) = agents.first()
+    {
+        let node = graph.nodes.iter().find(|n| n.id == *first).expect("listed");
+        findings.push(
+            Finding::new(
+                Code::AgentBindingStatusUnavailable,
+                node.anchor().at("agent"),
+                format!(
+                    "no binding reader was given, so the status of {} agent binding{} is unknown; pass `--bindings` to check them",
+                    agents.len(),
+                    if agents.len() == 1 { "" } else { "s" }
+                ),
+            )
+            .node(first),
+        );
+    }
+
+    // Suppressions silence non-blocking findings on the node that lists them.
+    let suppress_of =
+        |id: &str| draft.nodes.iter().find(|n| n.id(db) == id && n.nth(db) == 0).map(|n| n.meta(db).suppress.clone());
+    findings.retain(|f| !suppressions::is_suppressed(f, suppress_of));
+    findings.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.diagnostic.code.cmp(&b.diagnostic.code)));
+    findings.dedup();
+
+    let blocked = findings.iter().any(|f| f.diagnostic.blocking());
+    let Some(authored) = authored_graph_hash(db, file).clone() else { return outcome };
+    outcome.topology = build_topology(db, draft, graph, authored);
+    if !blocked && let Some(topology) = &outcome.topology {
+        let status = match (agents.is_empty(), rows) {
+            (true, _) => "none",
+            (false, None) => "unknown",
+            (false, Some(_)) => "accepted",
+        };
+        outcome.candidate = Some(Candidate::new(topology, topology_hash(topology), status));
+    }
+    outcome
+}
+
+/// What `little check` shows for one file: resolved, sorted diagnostics and the outcome.
+#[derive(Debug)]
+pub struct FileReport {
+    pub document: Option<DocumentKind>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub topology: Option<Topology>,
+    pub candidate: Option<Candidate>,
+    pub notes: Vec<String>,
+}
+
+impl FileReport {
+    pub fn blocking(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::blocking)
+    }
+}
+
+/// Checks one file and resolves every finding to a path and span in its text.
+pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
+    let parsed = parse(db, file);
+    let mut report = FileReport {
+        document: None,
+        diagnostics: parsed.diagnostics.clone(),
+        topology: None,
+        candidate: None,
+        notes: Vec::new(),
+    };
+    let Some(tree) = &parsed.tree else {
+        little_diagnostics::sort(&mut report.diagnostics);
+        return report;
+    };
+    let resolver = Resolver::new(tree);
+    match document_kind(db, file).as_ref().expect("parsed") {
+        Err(finding) => report.diagnostics.push(resolver.resolve((**finding).clone())),
+        Ok(kind) => {
+            report.document = Some(*kind);
+            let findings: Vec<Finding> = match kind {
+                DocumentKind::Draft => {
+                    let outcome = check_draft(db, workspace, file);
+                    report.topology = outcome.topology.clone();
+                    report.candidate = outcome.candidate.clone();
+                    report.notes = outcome.notes.clone();
+                    outcome.findings.clone()
+                }
+                DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
+                DocumentKind::Context => crate::queries::context_of(db, file).findings.clone(),
+                DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
+                DocumentKind::Lwir | DocumentKind::Definition => vec![Finding::new(
+                    Code::ParseUnsupportedFormat,
+                    little_frontend::anchor::Anchor::root(),
+                    format!("{} documents are not checked by this version of little yet", kind.as_str()),
+                )],
+            };
+            report.diagnostics.extend(findings.into_iter().map(|f| resolver.resolve(f)));
+        }
+    }
+    little_diagnostics::sort(&mut report.diagnostics);
+    report
+}

@@ -1,0 +1,346 @@
+//! Commands of the `little` binary. Exit codes (SPEC §5): 0 nothing blocks, 1 something
+//! blocks (or a warning under `--deny-warnings`), 2 the tool could not do its job.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use little_diagnostics::render::{HumanOptions, render_human};
+use little_diagnostics::{Code, Diagnostic, LineIndex, Severity};
+use little_frontend::catalog::DEFAULT_CATALOG;
+use little_passes::project::{View, topology_json};
+use little_passes::queries::{bindings_of, catalog_of, context_of, parse};
+use little_passes::{Database, FileReport, SourceFile, Workspace, report};
+use salsa::Database as _;
+use serde_json::{Map, Value, json};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_BLOCKED: i32 = 1;
+pub const EXIT_TOOL_FAILURE: i32 = 2;
+
+#[derive(Parser)]
+#[command(name = "little", version, about = "A compiler and static analyzer for agent workflows")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct Inputs {
+    /// Catalog of node families (default: the embedded catalog).
+    #[arg(long, value_name = "FILE")]
+    catalog: Option<PathBuf>,
+    /// Tenant context (`workflow-context/v1`); without it tenant checks are skipped.
+    #[arg(long, value_name = "FILE")]
+    context: Option<PathBuf>,
+    /// Agent binding rows (`agent-bindings/v1`); without them binding status is unknown.
+    #[arg(long, value_name = "FILE")]
+    bindings: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check drafts and print their diagnostics.
+    Check {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        inputs: Inputs,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Exit 1 on warnings too.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Write the compiled topology and candidate of a draft when nothing blocks.
+    Compile {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
+    },
+    /// Explain a diagnostic code.
+    Explain { code: String },
+    /// Print the sha256 of the canonical (RFC 8785) form of any JSON document.
+    Hash {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+/// A failure of the tool itself (exit 2), with what the user needs to fix it.
+struct ToolError(String);
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError(message)
+    }
+}
+
+pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { EXIT_TOOL_FAILURE } else { EXIT_OK };
+            let _ = error.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Check { files, inputs, format, deny_warnings } => check(&files, &inputs, format, deny_warnings, out),
+        Command::Compile { file, output, inputs } => compile(&file, &output, &inputs, out),
+        Command::Explain { code } => explain(&code, out),
+        Command::Hash { file } => hash(&file, out),
+    };
+    match result {
+        Ok(code) => code,
+        Err(ToolError(message)) => {
+            eprintln!("error: {message}");
+            EXIT_TOOL_FAILURE
+        }
+    }
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ToolError> {
+    std::fs::read(path).map_err(|e| ToolError(format!("cannot read `{}`: {e}", path.display())))
+}
+
+/// A file read for checking: its text, or the diagnostic saying it is not UTF-8.
+enum Loaded {
+    Text(String),
+    NotUtf8(Diagnostic),
+}
+
+fn load(path: &Path) -> Result<Loaded, ToolError> {
+    let bytes = read_bytes(path)?;
+    Ok(match little_frontend::json::decode_utf8(&bytes) {
+        Ok(text) => Loaded::Text(text.to_string()),
+        Err(diagnostic) => Loaded::NotUtf8(diagnostic),
+    })
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Builds the workspace; a reader document that cannot be used fails the run (exit 2):
+/// it is never read as "no catalog" or "no rows".
+fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError> {
+    let reader = |path: &Path, what: &str| -> Result<SourceFile, ToolError> {
+        match load(path)? {
+            Loaded::Text(text) => Ok(SourceFile::new(db, display(path), text)),
+            Loaded::NotUtf8(d) => Err(ToolError(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message))),
+        }
+    };
+    let catalog = match &inputs.catalog {
+        Some(path) => reader(path, "catalog")?,
+        None => SourceFile::new(db, "<embedded catalog>".to_string(), DEFAULT_CATALOG.to_string()),
+    };
+    let context = inputs.context.as_deref().map(|p| reader(p, "context")).transpose()?;
+    let bindings = inputs.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
+    let ws = Workspace::new(db, catalog, context, bindings);
+    let mut problems = String::new();
+    let mut usable = |file: SourceFile, what: &str, findings: Vec<Diagnostic>| {
+        let parse_errors = &parse(db, file).diagnostics;
+        let all: Vec<Diagnostic> =
+            parse_errors.iter().cloned().chain(findings).filter(|d| d.severity() == Severity::Error).collect();
+        if !all.is_empty() {
+            problems.push_str(&format!("the {what} `{}` cannot be used:\n", file.path(db)));
+            problems.push_str(&render_human(file.path(db), file.text(db), &all, &HumanOptions::default()));
+        }
+    };
+    let resolve = |db: &Database, file: SourceFile, findings: &[little_frontend::anchor::Finding]| -> Vec<Diagnostic> {
+        match &parse(db, file).tree {
+            Some(tree) => {
+                let resolver = little_frontend::anchor::Resolver::new(tree);
+                findings.iter().cloned().map(|f| resolver.resolve(f)).collect()
+            }
+            None => Vec::new(),
+        }
+    };
+    usable(catalog, "catalog", resolve(db, catalog, &catalog_of(db, catalog).findings));
+    if let Some(file) = context {
+        usable(file, "context", resolve(db, file, &context_of(db, file).findings));
+    }
+    if let Some(file) = bindings {
+        usable(file, "binding rows", resolve(db, file, &bindings_of(db, file).findings));
+    }
+    if let Some(message) = little_passes::checks::config::catalog_schema_problems(db, catalog) {
+        problems.push_str(&message);
+    }
+    if problems.is_empty() { Ok(ws) } else { Err(ToolError(problems.trim_end().to_string())) }
+}
+
+/// One checked file: its report and its text (for rendering spans).
+struct Checked {
+    path: String,
+    text: String,
+    report: FileReport,
+}
+
+fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Vec<Checked>, ToolError> {
+    let mut checked = Vec::new();
+    for path in files {
+        let (text, report) = match load(path)? {
+            Loaded::Text(text) => {
+                let file = SourceFile::new(db, display(path), text.clone());
+                (text, report(db, ws, file))
+            }
+            Loaded::NotUtf8(diagnostic) => (
+                String::new(),
+                FileReport {
+                    document: None,
+                    diagnostics: vec![diagnostic],
+                    topology: None,
+                    candidate: None,
+                    notes: Vec::new(),
+                },
+            ),
+        };
+        checked.push(Checked { path: display(path), text, report });
+    }
+    db.synthetic_write(salsa::Durability::LOW);
+    Ok(checked)
+}
+
+fn check(
+    files: &[PathBuf],
+    inputs: &Inputs,
+    format: Format,
+    deny_warnings: bool,
+    out: &mut dyn Write,
+) -> Result<i32, ToolError> {
+    let mut db = Database::default();
+    let ws = workspace(&mut db, inputs)?;
+    let checked = check_files(&mut db, ws, files)?;
+    let count = |severity: Severity| {
+        checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.severity() == severity).count()
+    };
+    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    let blocking = checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.blocking()).count();
+    let written = match format {
+        Format::Json => {
+            let files: Vec<Value> = checked.iter().map(file_json).collect();
+            let report = json!({
+                "format": "little-report/v1",
+                "files": files,
+                "summary": { "files": checked.len(), "errors": errors, "warnings": warnings, "blocking": blocking },
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("JSON values serialize"))
+        }
+        Format::Human => write_human(&checked, errors, warnings, out),
+    };
+    written.map_err(|e| ToolError(format!("cannot write the report: {e}")))?;
+    Ok(if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK })
+}
+
+fn file_json(checked: &Checked) -> Value {
+    let index = LineIndex::new(&checked.text);
+    let diagnostics: Vec<Value> = checked
+        .report
+        .diagnostics
+        .iter()
+        .map(|d| little_diagnostics::json::diagnostic_json(d, &checked.text, &index))
+        .collect();
+    let mut o = Map::new();
+    o.insert("path".into(), json!(checked.path));
+    o.insert("document".into(), json!(checked.report.document.map(|k| k.as_str())));
+    o.insert("diagnostics".into(), Value::Array(diagnostics));
+    o.insert("candidate".into(), checked.report.candidate.as_ref().map_or(Value::Null, |c| c.to_json()));
+    if !checked.report.notes.is_empty() {
+        o.insert("notes".into(), json!(checked.report.notes));
+    }
+    Value::Object(o)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let options = HumanOptions { color, ..HumanOptions::default() };
+    for file in checked {
+        write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
+        for note in &file.report.notes {
+            writeln!(out, "note: {}: {note}", file.path)?;
+        }
+        match &file.report.candidate {
+            Some(candidate) => writeln!(
+                out,
+                "{}: candidate {} issued (topology {})",
+                file.path,
+                candidate.id,
+                little_hashing::short_id(&candidate.topology_hash)
+            )?,
+            None if file.report.document.is_some() => {
+                writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
+            }
+            None => {}
+        }
+    }
+    writeln!(out, "{}: {}, {}", plural(checked.len(), "file"), plural(errors, "error"), plural(warnings, "warning"))
+}
+
+fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> Result<i32, ToolError> {
+    let mut db = Database::default();
+    let ws = workspace(&mut db, inputs)?;
+    let checked = check_files(&mut db, ws, &[file.to_path_buf()])?;
+    let checked = &checked[0];
+    let options = HumanOptions { color: false, ..HumanOptions::default() };
+    let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
+    let (Some(candidate), Some(topology)) = (&checked.report.candidate, &checked.report.topology) else {
+        write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
+            .map_err(write_err)?;
+        writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;
+        return Ok(EXIT_BLOCKED);
+    };
+    let document = json!({
+        "format": "little-compiled/v1",
+        "candidate": candidate.to_json(),
+        "topology": topology_json(topology, View::Full),
+        "diagnostics": checked.report.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, &checked.text, &LineIndex::new(&checked.text))).collect::<Vec<_>>(),
+    });
+    let text = serde_json::to_string_pretty(&document).expect("JSON values serialize") + "\n";
+    std::fs::write(output, text).map_err(|e| ToolError(format!("cannot write `{}`: {e}", output.display())))?;
+    writeln!(out, "{}: candidate {} written to {}", checked.path, candidate.id, output.display()).map_err(write_err)?;
+    Ok(EXIT_OK)
+}
+
+fn explain(name: &str, out: &mut dyn Write) -> Result<i32, ToolError> {
+    let Some(code) = Code::from_name(name) else {
+        let help = Code::nearest(name).map(|c| format!("; did you mean `{}`?", c.as_str())).unwrap_or_default();
+        return Err(ToolError(format!(
+            "unknown diagnostic code `{name}`{help} (`little explain --help` lists none; see docs/codes.md)"
+        )));
+    };
+    write!(out, "{}", code.explanation()).map_err(|e| ToolError(format!("cannot write: {e}")))?;
+    Ok(EXIT_OK)
+}
+
+fn hash(path: &Path, out: &mut dyn Write) -> Result<i32, ToolError> {
+    let text = match load(path)? {
+        Loaded::Text(text) => text,
+        Loaded::NotUtf8(d) => return Err(ToolError(format!("`{}` is not UTF-8: {}", path.display(), d.message))),
+    };
+    let parsed = little_frontend::json::parse(&text);
+    let errors: Vec<Diagnostic> =
+        parsed.diagnostics.iter().filter(|d| d.severity() == Severity::Error).cloned().collect();
+    let Some(tree) = parsed.tree.filter(|_| errors.is_empty()) else {
+        let rendered = render_human(&display(path), &text, &errors, &HumanOptions::default());
+        return Err(ToolError(format!("`{}` is not valid JSON:\n{}", path.display(), rendered.trim_end())));
+    };
+    let hash = little_hashing::canonical_hash(&tree.to_hashing_value(tree.root()))
+        .map_err(|e| ToolError(format!("`{}` cannot be canonicalized: {e}", path.display())))?;
+    writeln!(out, "{hash}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,7 @@
+//! `little`: the command line (SPEC §5).
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::run(std::env::args_os().collect(), &mut std::io::stdout()));
+}
