@@ -1,1 +1,41 @@
-//! little-conformance
+//! Conformance of `little` against SPEC.md: the examples of every explanation page are
+//! checked (the failing one gets exactly its code, the fixed one gets nothing), and the
+//! generated suites of later issues build on the same helpers.
+
+pub mod pages;
+
+use little_diagnostics::{Code, Severity};
+use little_frontend::catalog::DEFAULT_CATALOG;
+use little_passes::{Database, FileReport, SourceFile, Workspace, report};
+
+/// Documents to check one draft with.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    pub catalog: Option<String>,
+    pub context: Option<String>,
+    pub bindings: Option<String>,
+}
+
+/// Checks one draft text in a fresh database.
+pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
+    let db = Database::default();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), setup.catalog.clone().unwrap_or(DEFAULT_CATALOG.into()));
+    let context = setup.context.clone().map(|text| SourceFile::new(&db, "context.json".into(), text));
+    let bindings = setup.bindings.clone().map(|text| SourceFile::new(&db, "bindings.json".into(), text));
+    let workspace = Workspace::new(&db, catalog, context, bindings);
+    let file = SourceFile::new(&db, "draft.json".into(), draft.to_string());
+    report(&db, workspace, file)
+}
+
+/// The distinct error and warning codes of a report, sorted.
+pub fn codes(report: &FileReport) -> Vec<Code> {
+    let mut codes: Vec<Code> = report
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.severity(), Severity::Error | Severity::Warning))
+        .map(|d| d.code)
+        .collect();
+    codes.sort();
+    codes.dedup();
+    codes
+}

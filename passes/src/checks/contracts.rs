@@ -42,10 +42,11 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
                 );
             }
         }
+        // A mismatched mapping is still aimed at its input: not also a missing one.
+        mapped_into.push((edge.to, edge.to_port.as_str()));
         if mismatch {
             continue;
         }
-        mapped_into.push((edge.to, edge.to_port.as_str()));
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
         let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
         let declared = |node: &super::resolve::GraphNode, direction: Direction, index: Option<usize>| {

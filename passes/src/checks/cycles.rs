@@ -32,12 +32,16 @@ pub fn witnesses(graph: &CycleGraph<'_>) -> Vec<Witness> {
     for &(from, to, _) in &graph.edges {
         pg.add_edge(from.into(), to.into(), ());
     }
+    let mut self_loop = vec![false; graph.nodes.len()];
+    for &(from, to, _) in &graph.edges {
+        if from == to {
+            self_loop[from as usize] = true;
+        }
+    }
     let mut component_of = vec![usize::MAX; graph.nodes.len()];
     let mut starts = Vec::new();
     for (c, component) in petgraph::algo::kosaraju_scc(&pg).into_iter().enumerate() {
-        let has_self_loop =
-            component.len() == 1 && graph.edges.iter().any(|&(f, t, _)| f == t && f as usize == component[0].index());
-        if component.len() < 2 && !has_self_loop {
+        if component.len() < 2 && !self_loop[component[0].index()] {
             continue;
         }
         for n in &component {

@@ -1,0 +1,93 @@
+//! Every explanation page holds a failing and a fixed example. For every code whose
+//! check exists, the failing draft gets exactly that code (no other error or warning)
+//! and the fixed draft gets none. For codes whose checks come in later issues, both
+//! drafts must at least raise nothing else: no false positive, no cascade.
+
+use little_conformance::pages::{Example, examples};
+use little_conformance::{Setup, check_text, codes};
+use little_diagnostics::Code;
+
+/// Codes whose checks are not implemented yet, each with the issue that brings it.
+/// This list only shrinks.
+const PENDING: &[(&str, &str)] = &[
+    ("trigger.invalid_schedule", "issue 3"),
+    ("trigger.invalid_timezone", "issue 3"),
+    ("trigger.schedule_too_frequent", "issue 3"),
+    ("branch.unknown_label", "issue 3"),
+    ("branch.duplicate_label", "issue 3"),
+    ("branch.too_few", "issue 3"),
+    ("branch.unhandled", "issue 3"),
+    ("gate.missing_evidence", "issue 3"),
+    ("gate.unknown_evidence", "issue 3"),
+    ("retry.invalid_config", "issue 3"),
+    ("retry.not_backward", "issue 3"),
+];
+
+/// Codes whose examples are not drafts (LWIR, snapshots, the planner pipeline): their
+/// pages are checked by the LWIR suite of issue 6.
+fn is_lwir_side(code: Code) -> bool {
+    ["lwir.", "schema.", "template.", "binding.", "pipeline."].iter().any(|p| code.as_str().starts_with(p))
+}
+
+fn setup(example: &Example) -> Setup {
+    Setup { catalog: None, context: example.context.clone(), bindings: example.bindings.clone() }
+}
+
+fn names(codes: &[Code]) -> Vec<&'static str> {
+    codes.iter().map(|c| c.as_str()).collect()
+}
+
+#[test]
+fn every_code_has_a_page_with_both_examples() {
+    for &code in Code::ALL {
+        let page = code.explanation();
+        assert!(
+            page.starts_with(&format!("# {}\n", code.as_str())),
+            "{}: page must start with its title",
+            code.as_str()
+        );
+        let severity = if code.blocking() {
+            format!("**{}**, blocking.", code.severity())
+        } else {
+            format!("**{}**, not blocking.", code.severity())
+        };
+        assert!(page.contains(&severity), "{}: page must say `{severity}`", code.as_str());
+        assert!(page.contains(code.summary()), "{}: page must carry the registry summary", code.as_str());
+        examples(page).unwrap_or_else(|e| panic!("{}: {e}", code.as_str()));
+    }
+}
+
+#[test]
+fn failing_examples_get_exactly_their_code_and_fixed_ones_get_none() {
+    let mut failures = Vec::new();
+    let mut proven = 0;
+    for &code in Code::ALL {
+        if is_lwir_side(code) {
+            continue;
+        }
+        let pages = examples(code.explanation()).expect("checked above");
+        let pending = PENDING.iter().any(|(c, _)| *c == code.as_str());
+        let failing = codes(&check_text(&pages.failing.document, &setup(&pages.failing)));
+        let fixed = codes(&check_text(&pages.fixed.document, &setup(&pages.fixed)));
+        let expected_failing: Vec<Code> = if pending { vec![] } else { vec![code] };
+        if failing != expected_failing {
+            failures.push(format!("{}: failing example got {:?}", code.as_str(), names(&failing)));
+        }
+        if !fixed.is_empty() {
+            failures.push(format!("{}: fixed example got {:?}", code.as_str(), names(&fixed)));
+        }
+        if !pending {
+            proven += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let draft_codes = Code::ALL.iter().filter(|c| !is_lwir_side(**c)).count();
+    assert_eq!(proven, draft_codes - PENDING.len(), "every draft code is either proven or listed as pending");
+}
+
+#[test]
+fn pending_codes_are_registered() {
+    for (name, _) in PENDING {
+        assert!(Code::from_name(name).is_some(), "{name} is not a registered code");
+    }
+}
