@@ -1,0 +1,83 @@
+//! Incrementality, counted from salsa's execution events.
+
+use little_frontend::catalog::DEFAULT_CATALOG;
+use little_passes::queries::draft_ir;
+use little_passes::{Database, SourceFile, Workspace, report};
+use salsa::Setter;
+
+/// A chain `start -> n0000 -> n0001 -> …` of dataset retrievals; `query_of(i)` is node i's query.
+fn chain(nodes: usize, query_of: impl Fn(usize) -> String) -> String {
+    let mut out = String::from(
+        r#"{"format":"workflow-draft/v1","tenantId":"acme","workflowId":"wf","draftId":"d","revision":1,"catalogVersion":"2026.11","nodes":[{"id":"start","family":"trigger.manual"}"#,
+    );
+    for i in 0..nodes {
+        out.push_str(&format!(
+            r#",{{"id":"n{i:04}","family":"dataset.retrieve","config":{{"connection":"conn_wh","query":"{}"}}}}"#,
+            query_of(i)
+        ));
+    }
+    out.push_str(r#"],"edges":[{"id":"e_start","from":{"node":"start"},"to":{"node":"n0000"}}"#);
+    for i in 1..nodes {
+        out.push_str(&format!(
+            r#",{{"id":"e{i:04}","from":{{"node":"n{:04}","port":"dataset"}},"to":{{"node":"n{i:04}"}}}}"#,
+            i - 1
+        ));
+    }
+    out.push_str("]}");
+    out
+}
+
+fn executions(log: &little_passes::db::ExecutionLog, query: &str) -> Vec<String> {
+    log.lock().unwrap().iter().filter(|e| e.starts_with(&format!("{query}("))).cloned().collect()
+}
+
+#[test]
+fn a_config_edit_reruns_only_that_nodes_checks() {
+    let (mut db, log) = Database::with_execution_log();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let workspace = Workspace::new(&db, catalog, None, None);
+    let original = chain(1000, |i| format!("select {i}"));
+    let file = SourceFile::new(&db, "draft.json".into(), original);
+    let before = report(&db, workspace, file);
+    assert!(before.diagnostics.is_empty(), "{:?}", before.diagnostics);
+    assert!(before.candidate.is_some());
+    // The first run checks the nodes in authored order: `start`, then n0000, n0001, …
+    // so the k-th execution key names the k-th node.
+    let first_run = executions(&log, "check_node");
+    assert_eq!(first_run.len(), 1001);
+
+    log.lock().unwrap().clear();
+    let edited = chain(1000, |i| if i == 500 { "select changed".into() } else { format!("select {i}") });
+    file.set_text(&mut db).to(edited);
+    let after = report(&db, workspace, file);
+    let reruns = executions(&log, "check_node");
+    assert_eq!(reruns, [first_run[1 + 500].clone()], "only the edited node's checks re-run");
+    // The graph layers do not read configs, so none of them re-runs either.
+    for query in ["resolved_graph", "port_findings", "contract_findings", "flow_findings", "cycle_findings"] {
+        assert!(executions(&log, query).is_empty(), "{query} re-ran: {:?}", log.lock().unwrap());
+    }
+    // The edit is real: the topology hash moved.
+    assert_ne!(before.candidate.as_ref().unwrap().topology_hash, after.candidate.as_ref().unwrap().topology_hash);
+    assert_eq!(draft_ir(&db, file).as_ref().unwrap().nodes[1 + 500].id(&db), "n0500");
+}
+
+#[test]
+fn moving_text_reruns_no_check() {
+    let (mut db, log) = Database::with_execution_log();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let workspace = Workspace::new(&db, catalog, None, None);
+    let compact = chain(200, |i| format!("select {i}"));
+    let file = SourceFile::new(&db, "draft.json".into(), compact.clone());
+    let before = report(&db, workspace, file);
+    log.lock().unwrap().clear();
+    // Re-indent: every byte offset moves, nothing else changes.
+    let spaced = compact.replace(",{", ",\n  {");
+    file.set_text(&mut db).to(spaced);
+    let after = report(&db, workspace, file);
+    let ran = log.lock().unwrap().clone();
+    assert!(ran.iter().any(|e| e.starts_with("parse(")), "{ran:?}");
+    for query in ["check_node", "resolved_graph", "port_findings", "flow_findings", "cycle_findings", "check_draft"] {
+        assert!(executions(&log, query).is_empty(), "{query} re-ran after a whitespace edit: {ran:?}");
+    }
+    assert_eq!(before.candidate, after.candidate);
+}

@@ -1,0 +1,57 @@
+//! Snapshots of `little check` on every bundled example, human and JSON.
+
+use std::path::Path;
+use std::process::Command;
+
+fn little(args: &[&str]) -> (String, i32) {
+    let output = Command::new(env!("CARGO_BIN_EXE_little"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    (String::from_utf8(output.stdout).expect("UTF-8 output"), output.status.code().expect("exited"))
+}
+
+/// Every example draft (not the context or binding rows).
+fn examples() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json") && n != "context.json" && n != "bindings.json")
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn examples_render_as_snapshotted() {
+    let expected_exit = |name: &str| if name == "quarterly-report.json" { 0 } else { 1 };
+    for name in examples() {
+        let path = format!("examples/{name}");
+        let stem = name.trim_end_matches(".json");
+        let setup = ["--context", "examples/context.json", "--bindings", "examples/bindings.json"];
+        let (human, code) = little(&[&["check", &path][..], &setup].concat());
+        assert_eq!(code, expected_exit(&name), "{name}:\n{human}");
+        insta::assert_snapshot!(format!("{stem}.human"), human);
+        let (json, code) = little(&[&["check", &path, "--format", "json"][..], &setup].concat());
+        assert_eq!(code, expected_exit(&name));
+        insta::assert_snapshot!(format!("{stem}.json"), json);
+        // Byte-identical on a second run.
+        assert_eq!(little(&[&["check", &path, "--format", "json"][..], &setup].concat()).0, json);
+    }
+}
+
+#[test]
+fn without_context_and_rows_the_report_says_what_was_not_checked() {
+    let (human, code) = little(&["check", "examples/quarterly-report.json"]);
+    assert_eq!(code, 0, "{human}");
+    assert!(human.contains("no context given"), "{human}");
+    assert!(human.contains("agent.binding_status_unavailable"), "{human}");
+    insta::assert_snapshot!("quarterly-report.no-context.human", human);
+    let (json, _) = little(&["check", "examples/quarterly-report.json", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["files"][0]["candidate"]["bindingStatus"], "unknown");
+}
