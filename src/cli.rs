@@ -68,8 +68,8 @@ enum Command {
         #[command(flatten)]
         inputs: Inputs,
     },
-    /// Explain a diagnostic code.
-    Explain { code: String },
+    /// Explain a diagnostic code; without one, list every code.
+    Explain { code: Option<String> },
     /// Print the sha256 of the canonical (RFC 8785) form of any JSON document.
     Hash {
         #[arg(value_name = "FILE")]
@@ -98,7 +98,8 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
     let result = match cli.command {
         Command::Check { files, inputs, format, deny_warnings } => check(&files, &inputs, format, deny_warnings, out),
         Command::Compile { file, output, inputs } => compile(&file, &output, &inputs, out),
-        Command::Explain { code } => explain(&code, out),
+        Command::Explain { code: Some(code) } => explain(&code, out),
+        Command::Explain { code: None } => list_codes(out),
         Command::Hash { file } => hash(&file, out),
     };
     match result {
@@ -117,14 +118,23 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, ToolError> {
 /// A file read for checking: its text, or the diagnostic saying it is not UTF-8.
 enum Loaded {
     Text(String),
-    NotUtf8(Diagnostic),
+    /// The diagnostic, and the text with each invalid byte shown as `?`: offsets are kept, so
+    /// the diagnostic's line and column are those of the bad byte.
+    NotUtf8(Diagnostic, String),
 }
 
 fn load(path: &Path) -> Result<Loaded, ToolError> {
     let bytes = read_bytes(path)?;
     Ok(match little_frontend::json::decode_utf8(&bytes) {
         Ok(text) => Loaded::Text(text.to_string()),
-        Err(diagnostic) => Loaded::NotUtf8(diagnostic),
+        Err(diagnostic) => {
+            let mut text = String::with_capacity(bytes.len());
+            for chunk in bytes.utf8_chunks() {
+                text.push_str(chunk.valid());
+                text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
+            Loaded::NotUtf8(diagnostic, text)
+        }
     })
 }
 
@@ -138,7 +148,7 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
     let reader = |path: &Path, what: &str| -> Result<SourceFile, ToolError> {
         match load(path)? {
             Loaded::Text(text) => Ok(SourceFile::new(db, display(path), text)),
-            Loaded::NotUtf8(d) => Err(ToolError(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message))),
+            Loaded::NotUtf8(d, _) => Err(ToolError(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message))),
         }
     };
     let catalog = match &inputs.catalog {
@@ -195,8 +205,8 @@ fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Ve
                 let file = SourceFile::new(db, display(path), text.clone());
                 (text, report(db, ws, file))
             }
-            Loaded::NotUtf8(diagnostic) => (
-                String::new(),
+            Loaded::NotUtf8(diagnostic, text) => (
+                text,
                 FileReport {
                     document: None,
                     diagnostics: vec![diagnostic],
@@ -320,17 +330,26 @@ fn explain(name: &str, out: &mut dyn Write) -> Result<i32, ToolError> {
     let Some(code) = Code::from_name(name) else {
         let help = Code::nearest(name).map(|c| format!("; did you mean `{}`?", c.as_str())).unwrap_or_default();
         return Err(ToolError(format!(
-            "unknown diagnostic code `{name}`{help} (`little explain --help` lists none; see docs/codes.md)"
+            "unknown diagnostic code `{name}`{help} (`little explain` lists every code)"
         )));
     };
     write!(out, "{}", code.explanation()).map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)
 }
 
+fn list_codes(out: &mut dyn Write) -> Result<i32, ToolError> {
+    for code in Code::ALL {
+        let blocking = if code.blocking() { "blocking" } else { "not blocking" };
+        writeln!(out, "{:<36} {:<8} {:<13} {}", code.as_str(), code.severity().as_str(), blocking, code.summary())
+            .map_err(|e| ToolError(format!("cannot write: {e}")))?;
+    }
+    Ok(EXIT_OK)
+}
+
 fn hash(path: &Path, out: &mut dyn Write) -> Result<i32, ToolError> {
     let text = match load(path)? {
         Loaded::Text(text) => text,
-        Loaded::NotUtf8(d) => return Err(ToolError(format!("`{}` is not UTF-8: {}", path.display(), d.message))),
+        Loaded::NotUtf8(d, _) => return Err(ToolError(format!("`{}` is not UTF-8: {}", path.display(), d.message))),
     };
     let parsed = little_frontend::json::parse(&text);
     let errors: Vec<Diagnostic> =
