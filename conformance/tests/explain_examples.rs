@@ -13,14 +13,6 @@ const PENDING: &[(&str, &str)] = &[
     ("trigger.invalid_schedule", "issue 3"),
     ("trigger.invalid_timezone", "issue 3"),
     ("trigger.schedule_too_frequent", "issue 3"),
-    ("branch.unknown_label", "issue 3"),
-    ("branch.duplicate_label", "issue 3"),
-    ("branch.too_few", "issue 3"),
-    ("branch.unhandled", "issue 3"),
-    ("gate.missing_evidence", "issue 3"),
-    ("gate.unknown_evidence", "issue 3"),
-    ("retry.invalid_config", "issue 3"),
-    ("retry.not_backward", "issue 3"),
 ];
 
 /// Codes whose examples are not drafts (LWIR, snapshots, the planner pipeline): their

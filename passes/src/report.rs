@@ -9,7 +9,7 @@ use little_ir::topology::Topology;
 
 use crate::checks::node::check_node;
 use crate::checks::resolve::resolved_graph;
-use crate::checks::{catalog_version, contracts, cycles, flow, ports, request, suppressions};
+use crate::checks::{branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions};
 use crate::db::{SourceFile, Workspace};
 use crate::project::{Candidate, authored_graph_hash, build_topology, topology_hash};
 use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
@@ -47,6 +47,9 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     findings.extend(contracts::contract_findings(db, workspace, file).iter().cloned());
     findings.extend(flow::flow_findings(db, workspace, file).iter().cloned());
     findings.extend(cycles::cycle_findings(db, workspace, file).iter().cloned());
+    findings.extend(branches::branch_findings(db, workspace, file).iter().cloned());
+    findings.extend(gates::gate_findings(db, workspace, file).iter().cloned());
+    findings.extend(retries::retry_findings(db, workspace, file).iter().cloned());
 
     let agents: Vec<&str> = graph
         .nodes

@@ -3,16 +3,20 @@
 //! (`resolve.rs`) and each is its own tracked query.
 
 pub mod agents;
+pub mod branches;
 pub mod catalog_version;
 pub mod config;
 pub mod contracts;
 pub mod cycles;
 pub mod family;
 pub mod flow;
+pub mod gates;
 pub mod node;
 pub mod packages;
 pub mod ports;
 pub mod request;
 pub mod resolve;
+pub mod retries;
 pub mod suppressions;
 pub mod tenant;
+pub mod upstream;

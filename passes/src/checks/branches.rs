@@ -1,0 +1,123 @@
+//! Routers: `branch.too_few`, `branch.duplicate_label`, `branch.unknown_label` and
+//! `branch.unhandled`. (Edges out of routers without a label, and branch edges out of
+//! other nodes, are decided during resolution.)
+
+use std::collections::HashMap;
+
+use little_diagnostics::{Code, suggest};
+use little_frontend::anchor::Finding;
+use little_ir::{EdgeKind, NodeKind};
+
+use crate::db::{SourceFile, Workspace};
+use crate::queries::draft_ir;
+
+use super::node::check_node;
+use super::resolve::resolved_graph;
+
+#[salsa::tracked(returns(ref))]
+pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
+    let graph = resolved_graph(db, workspace, file);
+    let Some(draft) = draft_ir(db, file) else { return Vec::new() };
+    let mut findings = Vec::new();
+    for (index, node) in graph.nodes.iter().enumerate() {
+        if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Router) {
+            continue;
+        }
+        let declaration = draft.nodes[index];
+        let faulty = &check_node(db, workspace, declaration).faulty_config;
+        if faulty.iter().any(|p| p.is_empty() || p.starts_with("/branches")) {
+            continue; // the schema already reported the branches
+        }
+        let at = node.anchor().at("config").at("branches");
+        let declared: Vec<&str> = declaration
+            .config(db)
+            .as_ref()
+            .and_then(|c| c.get("branches"))
+            .and_then(|b| b.as_array())
+            .map(|items| items.iter().filter_map(|b| b.get("label").and_then(|l| l.as_str())).collect())
+            .unwrap_or_default();
+        let mut distinct: Vec<&str> = Vec::new();
+        for (i, label) in declared.iter().enumerate() {
+            if distinct.contains(label) {
+                findings.push(
+                    Finding::new(
+                        Code::BranchDuplicateLabel,
+                        at.at(i).at("label"),
+                        format!("router `{}` declares branch `{label}` twice", node.id),
+                    )
+                    .node(&node.id),
+                );
+            } else {
+                distinct.push(label);
+            }
+        }
+        if distinct.len() < 2 {
+            findings.push(
+                Finding::new(
+                    Code::BranchTooFew,
+                    at.clone(),
+                    format!(
+                        "router `{}` declares {} distinct branch{}: a router chooses between at least two",
+                        node.id,
+                        distinct.len(),
+                        if distinct.len() == 1 { "" } else { "es" }
+                    ),
+                )
+                .node(&node.id),
+            );
+        }
+        let mut wired: HashMap<&str, &str> = HashMap::new();
+        for edge in graph.edges.iter().filter(|e| e.from == index as u32 && e.kind == EdgeKind::Branch) {
+            let Some(label) = edge.label.as_deref() else { continue };
+            let label_at = edge.anchor().at("branch").at("label");
+            if !distinct.contains(&label) {
+                findings.push(
+                    Finding::new(
+                        Code::BranchUnknownLabel,
+                        label_at,
+                        format!(
+                            "edge `{}` takes branch `{label}`, which router `{}` does not declare",
+                            edge.id, node.id
+                        ),
+                    )
+                    .edge(&edge.id)
+                    .node(&node.id)
+                    .help(suggest::did_you_mean(label, distinct.iter().copied())),
+                );
+            } else if let Some(first) = wired.get(label) {
+                findings.push(
+                    Finding::new(
+                        Code::BranchDuplicateLabel,
+                        label_at,
+                        format!("edges `{first}` and `{}` both take branch `{label}` of router `{}`", edge.id, node.id),
+                    )
+                    .edge(&edge.id)
+                    .node(&node.id),
+                );
+            } else {
+                wired.insert(label, &edge.id);
+            }
+        }
+        // A label counts as handled by any authored edge that carries it, even one that
+        // failed to resolve: that edge has its own diagnostic.
+        let authored = |label: &str| {
+            draft.edges.iter().any(|e| {
+                e.decl.branch_label.as_deref() == Some(label) && e.decl.from.as_ref().is_some_and(|f| f.node == node.id)
+            })
+        };
+        for (i, label) in declared.iter().enumerate() {
+            if declared[..i].contains(label) || authored(label) {
+                continue;
+            }
+            findings.push(
+                Finding::new(
+                    Code::BranchUnhandled,
+                    at.at(i),
+                    format!("router `{}` declares branch `{label}`, but no edge takes it", node.id),
+                )
+                .node(&node.id),
+            );
+        }
+    }
+    findings
+}

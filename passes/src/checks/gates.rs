@@ -1,0 +1,83 @@
+//! Approval gates: `gate.missing_evidence` and `gate.unknown_evidence` (evidence must be
+//! an artifact that a node upstream of the gate declares).
+
+use little_diagnostics::{Code, suggest};
+use little_frontend::anchor::Finding;
+use little_ir::NodeKind;
+
+use crate::db::{SourceFile, Workspace};
+use crate::queries::draft_ir;
+
+use super::node::check_node;
+use super::resolve::resolved_graph;
+use super::upstream::{ancestors, predecessors};
+
+#[salsa::tracked(returns(ref))]
+pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
+    let graph = resolved_graph(db, workspace, file);
+    let Some(draft) = draft_ir(db, file) else { return Vec::new() };
+    let mut findings = Vec::new();
+    let mut predecessor_lists = None;
+    for (index, node) in graph.nodes.iter().enumerate() {
+        if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Gate) {
+            continue;
+        }
+        let declaration = draft.nodes[index];
+        let faulty = &check_node(db, workspace, declaration).faulty_config;
+        if faulty.iter().any(|p| p.is_empty() || p.starts_with("/evidence")) {
+            continue;
+        }
+        let at = node.anchor().at("config");
+        let evidence: Vec<Option<&str>> = declaration
+            .config(db)
+            .as_ref()
+            .and_then(|c| c.get("evidence"))
+            .and_then(|e| e.as_array())
+            .map(|items| items.iter().map(|i| i.as_str()).collect())
+            .unwrap_or_default();
+        if evidence.is_empty() {
+            findings.push(
+                Finding::new(
+                    Code::GateMissingEvidence,
+                    at.clone(),
+                    format!(
+                        "gate `{}` names no evidence: list the artifacts an approver reviews in `config.evidence`",
+                        node.id
+                    ),
+                )
+                .node(&node.id),
+            );
+            continue;
+        }
+        let predecessors = predecessor_lists.get_or_insert_with(|| predecessors(graph));
+        let upstream = ancestors(predecessors, index as u32);
+        // An unresolved node upstream might produce the artifact: say nothing.
+        if upstream.iter().enumerate().any(|(i, &up)| up && graph.nodes[i].family.is_none()) {
+            continue;
+        }
+        let artifacts: Vec<&str> = upstream
+            .iter()
+            .enumerate()
+            .filter(|&(_, &up)| up)
+            .flat_map(|(i, _)| graph.nodes[i].contracts.iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str())))
+            .collect();
+        for (i, id) in evidence.iter().enumerate() {
+            let Some(id) = id else { continue };
+            if !artifacts.contains(id) {
+                findings.push(
+                    Finding::new(
+                        Code::GateUnknownEvidence,
+                        at.at("evidence").at(i),
+                        format!(
+                            "gate `{}` asks for evidence `{id}`, which no node upstream of it declares as an artifact",
+                            node.id
+                        ),
+                    )
+                    .node(&node.id)
+                    .help(suggest::did_you_mean(id, artifacts.iter().copied())),
+                );
+            }
+        }
+    }
+    findings
+}
