@@ -212,7 +212,6 @@ fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Ve
                     diagnostics: vec![diagnostic],
                     topology: None,
                     candidate: None,
-                    notes: Vec::new(),
                 },
             ),
         };
@@ -266,9 +265,6 @@ fn file_json(checked: &Checked) -> Value {
     o.insert("document".into(), json!(checked.report.document.map(|k| k.as_str())));
     o.insert("diagnostics".into(), Value::Array(diagnostics));
     o.insert("candidate".into(), checked.report.candidate.as_ref().map_or(Value::Null, |c| c.to_json()));
-    if !checked.report.notes.is_empty() {
-        o.insert("notes".into(), json!(checked.report.notes));
-    }
     Value::Object(o)
 }
 
@@ -281,9 +277,6 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
     let options = HumanOptions { color, ..HumanOptions::default() };
     for file in checked {
         write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
-        for note in &file.report.notes {
-            writeln!(out, "note: {}: {note}", file.path)?;
-        }
         match &file.report.candidate {
             Some(candidate) => writeln!(
                 out,
@@ -329,9 +322,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
 fn explain(name: &str, out: &mut dyn Write) -> Result<i32, ToolError> {
     let Some(code) = Code::from_name(name) else {
         let help = Code::nearest(name).map(|c| format!("; did you mean `{}`?", c.as_str())).unwrap_or_default();
-        return Err(ToolError(format!(
-            "unknown diagnostic code `{name}`{help} (`little explain` lists every code)"
-        )));
+        return Err(ToolError(format!("unknown diagnostic code `{name}`{help} (`little explain` lists every code)")));
     };
     write!(out, "{}", code.explanation()).map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)

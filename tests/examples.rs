@@ -48,7 +48,7 @@ fn examples_render_as_snapshotted() {
 fn without_context_and_rows_the_report_says_what_was_not_checked() {
     let (human, code) = little(&["check", "examples/quarterly-report.json"]);
     assert_eq!(code, 0, "{human}");
-    assert!(human.contains("no context given"), "{human}");
+    assert!(human.contains("info[request.context_unavailable]"), "{human}");
     assert!(human.contains("agent.binding_status_unavailable"), "{human}");
     insta::assert_snapshot!("quarterly-report.no-context.human", human);
     let (json, _) = little(&["check", "examples/quarterly-report.json", "--format", "json"]);

@@ -49,6 +49,7 @@ registry! {
 
     RequestMissingIdentity = "request.missing_identity", Error, blocking: true, "The draft lacks a tenant, workflow or draft identity, or a revision.";
     RequestTenantMismatch = "request.tenant_mismatch", Error, blocking: true, "The draft's tenant is not the tenant of the context.";
+    RequestContextUnavailable = "request.context_unavailable", Info, blocking: false, "No tenant context was given, so the tenant checks did not run.";
 
     DraftInvalidShape = "draft.invalid_shape", Error, blocking: true, "A draft element has the wrong JSON type or lacks a required field.";
     DraftUnknownField = "draft.unknown_field", Warning, blocking: false, "A key that the draft format does not define.";

@@ -527,7 +527,7 @@ fn kind(severity: Severity) -> (ReportKind<'static>, &'static str, Color) {
     match severity {
         Severity::Error => (ReportKind::Error, "error", Color::Red),
         Severity::Warning => (ReportKind::Warning, "warning", Color::Yellow),
-        Severity::Info => (ReportKind::Advice, "advice", Color::Fixed(147)),
+        Severity::Info => (ReportKind::Advice, "info", Color::Fixed(147)),
     }
 }
 

@@ -20,21 +20,23 @@ pub struct DraftOutcome {
     pub findings: Vec<Finding>,
     pub topology: Option<Topology>,
     pub candidate: Option<Candidate>,
-    pub notes: Vec<String>,
 }
 
-pub const NOTE_NO_CONTEXT: &str = "no context given: tenant checks (tenant, capabilities, integrations, package registry, schedule policy) were not run";
 
 #[salsa::tracked(returns(ref))]
 pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
-    let mut outcome = DraftOutcome { findings: Vec::new(), topology: None, candidate: None, notes: Vec::new() };
+    let mut outcome = DraftOutcome { findings: Vec::new(), topology: None, candidate: None };
     let Some(draft) = draft_ir(db, file) else { return outcome };
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
-    if context.is_none() {
-        outcome.notes.push(NOTE_NO_CONTEXT.to_string());
-    }
     let findings = &mut outcome.findings;
+    if context.is_none() {
+        findings.push(Finding::new(
+            Code::RequestContextUnavailable,
+            little_frontend::anchor::Anchor::root().at("tenantId"),
+            "no context given: the tenant checks (tenant, capabilities, integrations, package registry, schedule policy) were not run; pass `--context`",
+        ));
+    }
     findings.extend(draft.findings.iter().cloned());
     findings.extend(request::check(&draft.header, context));
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
@@ -104,7 +106,6 @@ pub struct FileReport {
     pub diagnostics: Vec<Diagnostic>,
     pub topology: Option<Topology>,
     pub candidate: Option<Candidate>,
-    pub notes: Vec<String>,
 }
 
 impl FileReport {
@@ -121,7 +122,6 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
         diagnostics: parsed.diagnostics.clone(),
         topology: None,
         candidate: None,
-        notes: Vec::new(),
     };
     let Some(tree) = &parsed.tree else {
         little_diagnostics::sort(&mut report.diagnostics);
@@ -137,7 +137,6 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
                     let outcome = check_draft(db, workspace, file);
                     report.topology = outcome.topology.clone();
                     report.candidate = outcome.candidate.clone();
-                    report.notes = outcome.notes.clone();
                     outcome.findings.clone()
                 }
                 DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
