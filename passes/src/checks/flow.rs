@@ -46,6 +46,7 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
     let mut reached = vec![false; count];
     let mut stack: Vec<u32> = triggers.clone();
     stack.extend((0..count as u32).filter(|&i| graph.node(i).family.is_none()));
+    stack.extend(&graph.entered_from_nowhere);
     for &start in &stack {
         reached[start as usize] = true;
     }

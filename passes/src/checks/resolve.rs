@@ -160,6 +160,9 @@ pub struct ResolvedGraph {
     pub intents: Vec<(u32, u32)>,
     /// Input ports that a dropped edge was aimed at: not reported as missing.
     pub aimed: Vec<(u32, String)>,
+    /// Nodes entered by an edge from a node that does not exist: what the author meant
+    /// to lead there is unknown, so they count as reached.
+    pub entered_from_nowhere: Vec<u32>,
     /// Some node's family did not resolve: it might be the trigger, or the bridge.
     pub unresolved_families: bool,
     /// Some executable node declares contracts (SPEC: contract mode).
@@ -259,6 +262,9 @@ fn resolve_edge(
             )
         };
         graph.findings.push(Finding::new(Code::GraphDanglingEdge, at.at(side).at("node"), message).edge(id).help(help));
+        if let Some(to_index) = to_index {
+            graph.entered_from_nowhere.push(to_index);
+        }
         if let Some(to_index) = to_index
             && let Some(port) =
                 to.port.clone().or_else(|| graph.node(to_index).default_port(Direction::Input).map(str::to_string))
