@@ -120,7 +120,7 @@ enum Loaded {
     Text(String),
     /// The diagnostic, and the text with each invalid byte shown as `?`: offsets are kept, so
     /// the diagnostic's line and column are those of the bad byte.
-    NotUtf8(Diagnostic, String),
+    NotUtf8(Box<Diagnostic>, String),
 }
 
 fn load(path: &Path) -> Result<Loaded, ToolError> {
@@ -133,7 +133,7 @@ fn load(path: &Path) -> Result<Loaded, ToolError> {
                 text.push_str(chunk.valid());
                 text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
             }
-            Loaded::NotUtf8(diagnostic, text)
+            Loaded::NotUtf8(Box::new(diagnostic), text)
         }
     })
 }
@@ -205,15 +205,9 @@ fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Ve
                 let file = SourceFile::new(db, display(path), text.clone());
                 (text, report(db, ws, file))
             }
-            Loaded::NotUtf8(diagnostic, text) => (
-                text,
-                FileReport {
-                    document: None,
-                    diagnostics: vec![diagnostic],
-                    topology: None,
-                    candidate: None,
-                },
-            ),
+            Loaded::NotUtf8(diagnostic, text) => {
+                (text, FileReport { document: None, diagnostics: vec![*diagnostic], topology: None, candidate: None })
+            }
         };
         checked.push(Checked { path: display(path), text, report });
     }

@@ -19,7 +19,11 @@ impl LineIndex {
         let offset = offset.min(text.len() as u32);
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = self.line_starts[line] as usize;
-        let column = text.as_bytes()[start..offset as usize].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        let mut column = text.as_bytes()[start..offset as usize].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+        // A byte-order mark is not a character an editor shows.
+        if line == 0 && text.starts_with('\u{feff}') && offset >= 3 {
+            column -= 1;
+        }
         (line as u32 + 1, column as u32 + 1)
     }
 
@@ -47,5 +51,13 @@ mod tests {
         assert_eq!(index.line_col(text, 5), (2, 2));
         assert_eq!(index.line_col(text, 7), (3, 1));
         assert_eq!(index.line_col(text, 99), (3, 2));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_a_column() {
+        let text = "\u{feff}{}";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 3), (1, 1));
+        assert_eq!(index.line_col(text, 4), (1, 2));
     }
 }

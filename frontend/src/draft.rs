@@ -168,8 +168,35 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
             }
         }
     }
+    out_of_range_numbers(tree, &mut reader.findings);
     draft.findings = reader.findings;
     draft
+}
+
+/// A number beyond the range of doubles (`1e400`) is valid JSON, but it has no canonical
+/// form (RFC 8785), so the draft could not be hashed: it is reported where it stands, so
+/// that a draft never ends up with neither a candidate nor a diagnostic saying why.
+/// (RFC 8259 §6 lets an implementation limit the range of numbers it accepts.)
+fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>) {
+    use crate::json::JsonValue;
+    let out_of_range =
+        |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| little_hashing::canonical_number(n).is_err());
+    if !(0..tree.len() as NodeIdx).any(out_of_range) {
+        return;
+    }
+    let mut stack = vec![(tree.root(), Anchor::root())];
+    while let Some((idx, at)) = stack.pop() {
+        match tree.value(idx) {
+            JsonValue::Number(n) if out_of_range(idx) => findings.push(Finding::new(
+                Code::ParseInvalidJson,
+                at,
+                format!("number `{n}` is outside the range of IEEE-754 doubles: it has no canonical JSON form"),
+            )),
+            JsonValue::Array(items) => stack.extend(items.iter().enumerate().rev().map(|(i, &v)| (v, at.at(i)))),
+            JsonValue::Object(members) => stack.extend(members.iter().rev().map(|m| (m.value, at.at(&*m.key)))),
+            _ => {}
+        }
+    }
 }
 
 fn read_header(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Header {

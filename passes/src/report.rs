@@ -22,7 +22,6 @@ pub struct DraftOutcome {
     pub candidate: Option<Candidate>,
 }
 
-
 #[salsa::tracked(returns(ref))]
 pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
     let mut outcome = DraftOutcome { findings: Vec::new(), topology: None, candidate: None };
@@ -117,12 +116,8 @@ impl FileReport {
 /// Checks one file and resolves every finding to a path and span in its text.
 pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
     let parsed = parse(db, file);
-    let mut report = FileReport {
-        document: None,
-        diagnostics: parsed.diagnostics.clone(),
-        topology: None,
-        candidate: None,
-    };
+    let mut report =
+        FileReport { document: None, diagnostics: parsed.diagnostics.clone(), topology: None, candidate: None };
     let Some(tree) = &parsed.tree else {
         little_diagnostics::sort(&mut report.diagnostics);
         return report;
@@ -152,5 +147,10 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
         }
     }
     little_diagnostics::sort(&mut report.diagnostics);
+    // A candidate only when nothing blocks, parse diagnostics (a duplicate key) included,
+    // which the draft's own checks do not see.
+    if report.blocking() {
+        report.candidate = None;
+    }
     report
 }
