@@ -1,19 +1,10 @@
-//! Every explanation page holds a failing and a fixed example. For every code whose
-//! check exists, the failing draft gets exactly that code (no other error or warning)
-//! and the fixed draft gets none. For codes whose checks come in later issues, both
-//! drafts must at least raise nothing else: no false positive, no cascade.
+//! Every explanation page holds a failing and a fixed example. For every code a draft
+//! can get, the failing draft gets exactly that code (no other error or warning) and the
+//! fixed draft gets none: no false positive, no cascade.
 
 use little_conformance::pages::{Example, examples};
 use little_conformance::{Setup, check_text, codes};
 use little_diagnostics::Code;
-
-/// Codes whose checks are not implemented yet, each with the issue that brings it.
-/// This list only shrinks.
-const PENDING: &[(&str, &str)] = &[
-    ("trigger.invalid_schedule", "issue 3"),
-    ("trigger.invalid_timezone", "issue 3"),
-    ("trigger.schedule_too_frequent", "issue 3"),
-];
 
 /// Codes whose examples are not drafts (LWIR, snapshots, the planner pipeline): their
 /// pages are checked by the LWIR suite of issue 6.
@@ -52,43 +43,30 @@ fn every_code_has_a_page_with_both_examples() {
 #[test]
 fn failing_examples_get_exactly_their_code_and_fixed_ones_get_none() {
     let mut failures = Vec::new();
-    let mut proven = 0;
     for &code in Code::ALL {
         if is_lwir_side(code) {
             continue;
         }
         let pages = examples(code.explanation()).expect("checked above");
-        let pending = PENDING.iter().any(|(c, _)| *c == code.as_str());
         // Errors and warnings, and the page's own code when it is an `info` one.
         let observed = |example: &Example| {
             let report = check_text(&example.document, &setup(example));
             let mut found = codes(&report);
-            if code.severity() == little_diagnostics::Severity::Info && report.diagnostics.iter().any(|d| d.code == code) {
+            if code.severity() == little_diagnostics::Severity::Info
+                && report.diagnostics.iter().any(|d| d.code == code)
+            {
                 found.push(code);
             }
             found
         };
         let failing = observed(&pages.failing);
         let fixed = observed(&pages.fixed);
-        let expected_failing: Vec<Code> = if pending { vec![] } else { vec![code] };
-        if failing != expected_failing {
+        if failing != [code] {
             failures.push(format!("{}: failing example got {:?}", code.as_str(), names(&failing)));
         }
         if !fixed.is_empty() {
             failures.push(format!("{}: fixed example got {:?}", code.as_str(), names(&fixed)));
         }
-        if !pending {
-            proven += 1;
-        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let draft_codes = Code::ALL.iter().filter(|c| !is_lwir_side(**c)).count();
-    assert_eq!(proven, draft_codes - PENDING.len(), "every draft code is either proven or listed as pending");
-}
-
-#[test]
-fn pending_codes_are_registered() {
-    for (name, _) in PENDING {
-        assert!(Code::from_name(name).is_some(), "{name} is not a registered code");
-    }
 }

@@ -17,6 +17,7 @@ pub mod ports;
 pub mod request;
 pub mod resolve;
 pub mod retries;
+pub mod schedule;
 pub mod suppressions;
 pub mod tenant;
 pub mod upstream;

@@ -7,7 +7,7 @@ use little_ir::NodeKind;
 use crate::db::Workspace;
 use crate::queries::{FamilyName, Node, binding_rows, catalog_of, context, family_of};
 
-use super::{agents, config, family, packages, suppressions, tenant};
+use super::{agents, config, family, packages, schedule, suppressions, tenant};
 
 /// What the node-local checks found, and the config fields found faulty.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -39,6 +39,12 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node:
     }
     if let Some(context) = context(db, workspace) {
         report.findings.extend(tenant::check(id, &at, resolved, config_value, &report.faulty_config, context));
+    }
+    if resolved.semantic == "schedule"
+        && let Some(value) = config_value
+    {
+        let policy = context(db, workspace).and_then(|c| c.min_interval_minutes);
+        report.findings.extend(schedule::check(id, &at, value, &report.faulty_config, policy));
     }
     let bindings = node.bindings(db);
     report.findings.extend(packages::check(id, &at, &bindings.packages, context(db, workspace)));
