@@ -12,7 +12,6 @@ use little_frontend::catalog::DEFAULT_CATALOG;
 use little_passes::project::{View, topology_json};
 use little_passes::queries::{bindings_of, catalog_of, context_of, parse};
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
-use salsa::Database as _;
 use serde_json::{Map, Value, json};
 
 pub const EXIT_OK: i32 = 0;
@@ -147,13 +146,13 @@ fn display(path: &Path) -> String {
 fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError> {
     let reader = |path: &Path, what: &str| -> Result<SourceFile, ToolError> {
         match load(path)? {
-            Loaded::Text(text) => Ok(SourceFile::new(db, display(path), text)),
+            Loaded::Text(text) => Ok(SourceFile::new(db, display(path), text.into())),
             Loaded::NotUtf8(d, _) => Err(ToolError(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message))),
         }
     };
     let catalog = match &inputs.catalog {
         Some(path) => reader(path, "catalog")?,
-        None => SourceFile::new(db, "<embedded catalog>".to_string(), DEFAULT_CATALOG.to_string()),
+        None => SourceFile::new(db, "<embedded catalog>".to_string(), DEFAULT_CATALOG.into()),
     };
     let context = inputs.context.as_deref().map(|p| reader(p, "context")).transpose()?;
     let bindings = inputs.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
@@ -193,7 +192,7 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
 /// One checked file: its report and its text (for rendering spans).
 struct Checked {
     path: String,
-    text: String,
+    text: std::sync::Arc<str>,
     report: FileReport,
 }
 
@@ -202,16 +201,17 @@ fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Ve
     for path in files {
         let (text, report) = match load(path)? {
             Loaded::Text(text) => {
+                let text: std::sync::Arc<str> = text.into();
                 let file = SourceFile::new(db, display(path), text.clone());
                 (text, report(db, ws, file))
             }
-            Loaded::NotUtf8(diagnostic, text) => {
-                (text, FileReport { document: None, diagnostics: vec![*diagnostic], topology: None, candidate: None })
-            }
+            Loaded::NotUtf8(diagnostic, text) => (
+                text.into(),
+                FileReport { document: None, diagnostics: vec![*diagnostic], topology: None, candidate: None },
+            ),
         };
         checked.push(Checked { path: display(path), text, report });
     }
-    db.synthetic_write(salsa::Durability::LOW);
     Ok(checked)
 }
 
@@ -243,6 +243,8 @@ fn check(
         Format::Human => write_human(&checked, errors, warnings, out),
     };
     written.map_err(|e| ToolError(format!("cannot write the report: {e}")))?;
+    // The process ends here: tearing the database down would only cost time.
+    std::mem::forget(db);
     Ok(if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK })
 }
 

@@ -28,7 +28,8 @@ fn examples() -> Vec<String> {
 
 #[test]
 fn examples_render_as_snapshotted() {
-    let expected_exit = |name: &str| if ["quarterly-report.json", "support-triage.json"].contains(&name) { 0 } else { 1 };
+    let expected_exit =
+        |name: &str| if ["quarterly-report.json", "support-triage.json"].contains(&name) { 0 } else { 1 };
     for name in examples() {
         let path = format!("examples/{name}");
         let stem = name.trim_end_matches(".json");

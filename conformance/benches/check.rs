@@ -60,11 +60,11 @@ fn incremental(c: &mut Criterion) {
     let mut db = Database::default();
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
     let workspace = Workspace::new(&db, catalog, None, None);
-    let file = SourceFile::new(&db, "draft.json".into(), original.clone());
+    let file = SourceFile::new(&db, "draft.json".into(), original.as_str().into());
     let first = report(&db, workspace, file);
     assert!(first.candidate.is_some() && codes(&first).is_empty(), "the generated draft is valid");
     let hash_of = |r: &little_passes::FileReport| r.candidate.as_ref().map(|c| c.topology_hash.clone());
-    file.set_text(&mut db).to(edited.clone());
+    file.set_text(&mut db).to(edited.as_str().into());
     assert_ne!(hash_of(&report(&db, workspace, file)), hash_of(&first), "the edit reaches the topology");
 
     // Alternate: the next text is always the other version. The clone is made outside
@@ -77,7 +77,7 @@ fn incremental(c: &mut Criterion) {
                 if flip { original.clone() } else { edited.clone() }
             },
             |text| {
-                file.set_text(&mut db).to(text);
+                file.set_text(&mut db).to(text.as_str().into());
                 report(&db, workspace, file)
             },
             BatchSize::PerIteration,

@@ -20,11 +20,12 @@ pub struct Setup {
 /// Checks one draft text in a fresh database.
 pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
     let db = Database::default();
-    let catalog = SourceFile::new(&db, "catalog.json".into(), setup.catalog.clone().unwrap_or(DEFAULT_CATALOG.into()));
-    let context = setup.context.clone().map(|text| SourceFile::new(&db, "context.json".into(), text));
-    let bindings = setup.bindings.clone().map(|text| SourceFile::new(&db, "bindings.json".into(), text));
+    let catalog =
+        SourceFile::new(&db, "catalog.json".into(), setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG).into());
+    let context = setup.context.as_deref().map(|text| SourceFile::new(&db, "context.json".into(), text.into()));
+    let bindings = setup.bindings.as_deref().map(|text| SourceFile::new(&db, "bindings.json".into(), text.into()));
     let workspace = Workspace::new(&db, catalog, context, bindings);
-    let file = SourceFile::new(&db, "draft.json".into(), draft.to_string());
+    let file = SourceFile::new(&db, "draft.json".into(), draft.into());
     report(&db, workspace, file)
 }
 

@@ -16,7 +16,7 @@ fn base() -> Value {
               "config": { "cron": "0 6 * * 1", "timezone": "Europe/Berlin" }, "position": { "x": 0, "y": 0 } },
             { "id": "fetch", "family": "dataset.retrieve", "title": "Fetch sales",
               "config": { "connection": "conn_wh", "query": "select * from sales" }, "position": { "x": 120, "y": 40 } },
-            { "id": "report", "family": "report.generate", "title": "Write report",
+            { "id": "report", "family": "report.generate", "title": "Write report", "flags": { "zeta": true, "alpha": false },
               "config": { "format": "pdf" }, "position": { "x": 240, "y": 40 } },
             { "id": "note", "family": "annotation", "text": "Runs every Monday", "position": { "x": 0, "y": 200 } }
         ],
@@ -109,4 +109,24 @@ fn hashes_are_well_formed_and_the_candidate_id_derives_from_them() {
     assert_eq!(candidate.binding_status, "none");
     // Deterministic: the same text, a fresh database, the same candidate.
     assert_eq!(check_text(&text, &Setup::default()).candidate.unwrap(), candidate);
+}
+
+#[test]
+fn streamed_hashes_equal_the_hash_of_the_whole_canonical_document() {
+    let draft = base();
+    let text = serde_json::to_string_pretty(&draft).unwrap();
+    let report = check_text(&text, &Setup::default());
+    let candidate = report.candidate.clone().unwrap();
+    // topologyHash: the canonical text of the hashed view of the topology, in one piece.
+    let topology = report.topology.as_ref().unwrap();
+    let whole = little_passes::project::topology_json(topology, little_passes::project::View::Hashed);
+    assert_eq!(little_hashing::hash_canonical(&whole).unwrap(), candidate.topology_hash);
+    // authoredGraphHash: the workflow id and the authored arrays sorted by id.
+    let sorted = |key: &str| {
+        let mut items = draft[key].as_array().unwrap().clone();
+        items.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+        Value::Array(items)
+    };
+    let subject = json!({ "workflowId": draft["workflowId"], "nodes": sorted("nodes"), "edges": sorted("edges") });
+    assert_eq!(little_hashing::hash_canonical(&subject).unwrap(), candidate.authored_graph_hash);
 }

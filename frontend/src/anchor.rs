@@ -111,31 +111,46 @@ impl Finding {
     }
 }
 
-/// Resolves anchors against one parsed document.
+/// Resolves anchors against one parsed document. The id tables are built on the first
+/// anchor that needs them: a clean draft pays nothing.
 pub struct Resolver<'t> {
     tree: &'t JsonTree,
-    nodes: HashMap<(&'t str, u32), (NodeIdx, usize)>,
-    edges: HashMap<(&'t str, u32), (NodeIdx, usize)>,
+    tables: std::cell::OnceCell<Tables<'t>>,
+}
+
+/// Where each `(id, occurrence)` of a node and an edge stands: its tree index and position.
+type IdTable<'t> = HashMap<(&'t str, u32), (NodeIdx, usize)>;
+
+struct Tables<'t> {
+    nodes: IdTable<'t>,
+    edges: IdTable<'t>,
 }
 
 impl<'t> Resolver<'t> {
     pub fn new(tree: &'t JsonTree) -> Resolver<'t> {
-        let index = |key: &str| {
-            let mut map = HashMap::new();
-            let mut seen: HashMap<&'t str, u32> = HashMap::new();
-            let Some(array) = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()) else {
-                return map;
-            };
-            for (position, &element) in array.iter().enumerate() {
-                if let Some(id) = tree.get(element, "id").and_then(|m| tree.value(m.value).as_str()) {
-                    let nth = seen.entry(id).or_insert(0);
-                    map.insert((id, *nth), (element, position));
-                    *nth += 1;
+        Resolver { tree, tables: std::cell::OnceCell::new() }
+    }
+
+    fn tables(&self) -> &Tables<'t> {
+        self.tables.get_or_init(|| {
+            let tree = self.tree;
+            let index = |key: &str| {
+                let mut map = HashMap::new();
+                let mut seen: HashMap<&'t str, u32> = HashMap::new();
+                let Some(array) = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()) else {
+                    return map;
+                };
+                for (position, &element) in array.iter().enumerate() {
+                    if let Some(id) = tree.get(element, "id").and_then(|m| tree.value(m.value).as_str()) {
+                        let nth = seen.entry(id).or_insert(0);
+                        map.insert((id, *nth), (element, position));
+                        *nth += 1;
+                    }
                 }
-            }
-            map
-        };
-        Resolver { tree, nodes: index("nodes"), edges: index("edges") }
+                map
+            };
+            Tables { nodes: index("nodes"), edges: index("edges") }
+        })
     }
 
     /// The JSONPath and span of an anchor. A pointer that runs past what the document
@@ -147,9 +162,10 @@ impl<'t> Resolver<'t> {
         let (mut current, mut span) = match &anchor.owner {
             Owner::Root => (tree.root(), tree.span(tree.root())),
             Owner::Node { id, nth } | Owner::Edge { id, nth } => {
+                let tables = self.tables();
                 let (table, key) = match &anchor.owner {
-                    Owner::Node { .. } => (&self.nodes, "nodes"),
-                    _ => (&self.edges, "edges"),
+                    Owner::Node { .. } => (&tables.nodes, "nodes"),
+                    _ => (&tables.edges, "edges"),
                 };
                 match table.get(&(&**id, *nth)) {
                     Some(&(element, position)) => {

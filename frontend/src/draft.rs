@@ -138,11 +138,11 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, &root_at.at("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                let mut seen = std::collections::HashMap::new();
+                let mut seen = occurrences(items.len());
                 for (i, &item) in items.iter().enumerate() {
                     let first_finding = reader.findings.len();
                     if let Some(mut node) = read_node(&mut reader, item, i) {
-                        let nth = seen.entry(node.id.clone()).or_insert(0u32);
+                        let nth = seen.entry(id_of(tree, item)).or_insert(0u32);
                         node.nth = *nth;
                         *nth += 1;
                         patch_nth(&mut reader.findings[first_finding..], node.nth);
@@ -156,11 +156,11 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, &root_at.at("edges"), "`edges`")
     {
-        let mut seen = std::collections::HashMap::new();
+        let mut seen = occurrences(items.len());
         for (i, &item) in items.iter().enumerate() {
             let first_finding = reader.findings.len();
             if let Some(mut edge) = read_edge(&mut reader, item, i) {
-                let nth = seen.entry(edge.decl.id.clone()).or_insert(0u32);
+                let nth = seen.entry(id_of(tree, item)).or_insert(0u32);
                 edge.nth = *nth;
                 *nth += 1;
                 patch_nth(&mut reader.findings[first_finding..], edge.nth);
@@ -329,6 +329,16 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         finding.at = rebase(&finding.at, &base, Anchor::node(&id, UNCOUNTED));
     }
     Some(node)
+}
+
+/// How often each id was seen so far, keyed by the id's text in the tree.
+fn occurrences<'t>(capacity: usize) -> std::collections::HashMap<&'t str, u32> {
+    std::collections::HashMap::with_capacity(capacity)
+}
+
+/// The `id` of an element that was read successfully (so it has a string id).
+fn id_of(tree: &JsonTree, item: NodeIdx) -> &str {
+    tree.get(item, "id").and_then(|m| tree.value(m.value).as_str()).unwrap_or_default()
 }
 
 /// Sets the occurrence count of findings rebased onto an id before it was known.

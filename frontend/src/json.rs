@@ -1090,3 +1090,26 @@ fn find_duplicates(members: &[Member]) -> Vec<(usize, usize)> {
     }
     duplicates
 }
+
+/// One value of a tree, as the canonicalizer of `little-hashing` walks it: hashes are
+/// streamed straight from the parsed tree, with no intermediate copy.
+#[derive(Clone, Copy)]
+pub struct TreeValue<'a> {
+    pub tree: &'a JsonTree,
+    pub idx: NodeIdx,
+}
+
+impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
+    fn view(self) -> little_hashing::View<'a, Self> {
+        use little_hashing::View;
+        let at = |idx: NodeIdx| TreeValue { tree: self.tree, idx };
+        match self.tree.value(self.idx) {
+            JsonValue::Null => View::Null,
+            JsonValue::Bool(b) => View::Bool(*b),
+            JsonValue::Number(n) => View::Number((&**n).into()),
+            JsonValue::String(s) => View::String(s),
+            JsonValue::Array(items) => View::Array(items.iter().map(|&i| at(i)).collect()),
+            JsonValue::Object(members) => View::Object(members.iter().map(|m| (&*m.key, at(m.value))).collect()),
+        }
+    }
+}

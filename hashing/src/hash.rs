@@ -15,6 +15,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// `sha256:<64 lowercase hex>` of a finished digest.
+pub(crate) fn identity_of_digest(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(PREFIX.len() + 64);
+    out.push_str(PREFIX);
+    out.extend(digest.iter().flat_map(|&b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]).map(char::from));
+    out
+}
+
 /// `sha256:<64 lowercase hex>` of `bytes`.
 pub fn sha256_identity(bytes: &[u8]) -> String {
     format!("{PREFIX}{}", sha256_hex(bytes))

@@ -51,63 +51,169 @@ impl fmt::Display for CanonicalError {
 impl std::error::Error for CanonicalError {}
 
 /// The JCS text of `value`.
+pub fn canonicalize(value: &Value) -> Result<String, CanonicalError> {
+    let mut out = String::new();
+    write_canonical(value, &mut out)?;
+    Ok(out)
+}
+
+/// `sha256:<64 hex>` of the canonical text of `value`.
+pub fn canonical_hash(value: &Value) -> Result<String, CanonicalError> {
+    hash_canonical(value)
+}
+
+/// `sha256:<64 hex>` of the canonical text of any JSON view, streamed into the digest
+/// without building the text.
+pub fn hash_canonical<'a, J: Json<'a>>(value: J) -> Result<String, CanonicalError> {
+    let mut sink = HashSink::default();
+    write_canonical(value, &mut sink)?;
+    Ok(sink.identity())
+}
+
+/// How the canonicalizer sees one JSON value: scalars, or the children of a container.
+pub enum View<'a, J> {
+    Null,
+    Bool(bool),
+    /// A JSON number lexeme.
+    Number(std::borrow::Cow<'a, str>),
+    String(&'a str),
+    Array(Vec<J>),
+    /// Members in any order; canonicalization sorts them.
+    Object(Vec<(&'a str, J)>),
+}
+
+/// A JSON value the canonicalizer can walk: [`Value`], `serde_json::Value`, or a
+/// parsed tree of the frontend. One canonicalizer for all of them.
+pub trait Json<'a>: Copy + 'a {
+    fn view(self) -> View<'a, Self>;
+}
+
+impl<'a> Json<'a> for &'a Value {
+    fn view(self) -> View<'a, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => View::Number(n.as_str().into()),
+            Value::String(s) => View::String(s),
+            Value::Array(items) => View::Array(items.iter().collect()),
+            Value::Object(members) => View::Object(members.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+        }
+    }
+}
+
+impl<'a> Json<'a> for &'a serde_json::Value {
+    fn view(self) -> View<'a, Self> {
+        use serde_json::Value as J;
+        match self {
+            J::Null => View::Null,
+            J::Bool(b) => View::Bool(*b),
+            J::Number(n) => View::Number(n.to_string().into()),
+            J::String(s) => View::String(s),
+            J::Array(items) => View::Array(items.iter().collect()),
+            J::Object(map) => View::Object(map.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+        }
+    }
+}
+
+/// Where canonical text goes: a string, or straight into a digest.
+pub trait Sink {
+    fn put(&mut self, text: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+/// A sha256 digest fed with canonical text. Canonical text arrives in many tiny pieces
+/// (a quote, a key, a comma), so it is buffered and digested a block at a time.
+#[derive(Default)]
+pub struct HashSink {
+    digest: sha2::Sha256,
+    buffer: Vec<u8>,
+}
+
+const HASH_BUFFER: usize = 8192;
+
+impl Sink for HashSink {
+    fn put(&mut self, text: &str) {
+        if self.buffer.len() + text.len() > HASH_BUFFER {
+            sha2::Digest::update(&mut self.digest, &self.buffer);
+            self.buffer.clear();
+        }
+        if text.len() > HASH_BUFFER {
+            sha2::Digest::update(&mut self.digest, text.as_bytes());
+        } else {
+            self.buffer.extend_from_slice(text.as_bytes());
+        }
+    }
+}
+
+impl HashSink {
+    /// `sha256:<64 hex>` of everything put so far.
+    pub fn identity(mut self) -> String {
+        sha2::Digest::update(&mut self.digest, &self.buffer);
+        hash::identity_of_digest(&sha2::Digest::finalize(self.digest))
+    }
+}
+
+/// Writes the canonical text of `value` to `out`.
 ///
 /// Nesting is walked with an explicit stack, so arbitrarily deep values cannot
 /// overflow the thread's stack.
-pub fn canonicalize(value: &Value) -> Result<String, CanonicalError> {
+pub fn write_canonical<'a, J: Json<'a>>(value: J, out: &mut impl Sink) -> Result<(), CanonicalError> {
     /// An open container: the children still to write, and whether one was written.
-    enum Frame<'a> {
-        Array(std::slice::Iter<'a, Value>, bool),
-        Object(std::vec::IntoIter<&'a (String, Value)>, bool),
+    enum Frame<'a, J> {
+        Array(std::vec::IntoIter<J>, bool),
+        Object(std::vec::IntoIter<(&'a str, J)>, bool),
     }
 
-    let mut out = String::new();
-    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut stack: Vec<Frame<'a, J>> = Vec::new();
     let mut pending = Some(value);
     loop {
         if let Some(value) = pending.take() {
-            match value {
-                Value::Null => out.push_str("null"),
-                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Value::Number(lexeme) => out.push_str(&canonical_number(lexeme)?),
-                Value::String(s) => write_string(&mut out, s),
-                Value::Array(items) => {
-                    out.push('[');
-                    stack.push(Frame::Array(items.iter(), false));
+            match value.view() {
+                View::Null => out.put("null"),
+                View::Bool(b) => out.put(if b { "true" } else { "false" }),
+                View::Number(lexeme) => out.put(&canonical_number(&lexeme)?),
+                View::String(s) => write_string(out, s),
+                View::Array(items) => {
+                    out.put("[");
+                    stack.push(Frame::Array(items.into_iter(), false));
                 }
-                Value::Object(members) => {
-                    out.push('{');
-                    let mut sorted: Vec<&(String, Value)> = members.iter().collect();
+                View::Object(mut members) => {
+                    out.put("{");
                     // Stable, so duplicate names (which the parser rejects) keep their order.
-                    sorted.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-                    stack.push(Frame::Object(sorted.into_iter(), false));
+                    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+                    stack.push(Frame::Object(members.into_iter(), false));
                 }
             }
         }
 
         let Some(frame) = stack.last_mut() else {
-            return Ok(out);
+            return Ok(());
         };
         match frame {
             Frame::Array(items, started) => match items.next() {
                 Some(item) => {
-                    separate(&mut out, started);
+                    separate(out, started);
                     pending = Some(item);
                 }
                 None => {
-                    out.push(']');
+                    out.put("]");
                     stack.pop();
                 }
             },
             Frame::Object(members, started) => match members.next() {
                 Some((name, item)) => {
-                    separate(&mut out, started);
-                    write_string(&mut out, name);
-                    out.push(':');
+                    separate(out, started);
+                    write_string(out, name);
+                    out.put(":");
                     pending = Some(item);
                 }
                 None => {
-                    out.push('}');
+                    out.put("}");
                     stack.pop();
                 }
             },
@@ -115,15 +221,10 @@ pub fn canonicalize(value: &Value) -> Result<String, CanonicalError> {
     }
 }
 
-/// `sha256:<64 hex>` of the canonical text of `value`.
-pub fn canonical_hash(value: &Value) -> Result<String, CanonicalError> {
-    Ok(sha256_identity(canonicalize(value)?.as_bytes()))
-}
-
 /// Writes the comma before every child of a container but the first.
-fn separate(out: &mut String, started: &mut bool) {
+fn separate(out: &mut impl Sink, started: &mut bool) {
     if *started {
-        out.push(',');
+        out.put(",");
     }
     *started = true;
 }
@@ -131,9 +232,9 @@ fn separate(out: &mut String, started: &mut bool) {
 /// Writes `s` as a JSON string the way ES6 `JSON.stringify` does (RFC 8785 §3.2.2.2):
 /// the two-character escapes where JSON has them, `\u00xx` for the other controls,
 /// and every other character as literal UTF-8.
-fn write_string(out: &mut String, s: &str) {
+pub fn write_string(out: &mut impl Sink, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
+    out.put("\"");
     // Every byte that needs escaping is ASCII, so the unescaped runs in between are
     // whole UTF-8 sequences and can be copied as slices.
     let mut run_start = 0;
@@ -149,18 +250,17 @@ fn write_string(out: &mut String, s: &str) {
             0x00..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[run_start..i]);
+        out.put(&s[run_start..i]);
         run_start = i + 1;
         if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            let code = [b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
+            out.put(std::str::from_utf8(&code).expect("ASCII"));
         } else {
-            out.push_str(escape);
+            out.put(escape);
         }
     }
-    out.push_str(&s[run_start..]);
-    out.push('"');
+    out.put(&s[run_start..]);
+    out.put("\"");
 }
 
 impl From<&serde_json::Value> for Value {

@@ -64,6 +64,14 @@ impl EdgeKind {
         })
     }
 
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Forward => "forward",
+            EdgeKind::Branch => "branch",
+            EdgeKind::Retry => "retry",
+        }
+    }
+
     /// Forward and branch edges carry control onward; retry edges re-enter a node.
     pub fn is_progress(self) -> bool {
         !matches!(self, EdgeKind::Retry)

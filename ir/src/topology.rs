@@ -26,7 +26,7 @@ pub struct TopoNode {
     pub title: Option<String>,
     pub description: Option<String>,
     pub flags: ExecutionFlags,
-    pub config: serde_json::Value,
+    pub config: std::sync::Arc<serde_json::Value>,
     pub contracts: Option<Contracts>,
     pub packages: Vec<PackageBinding>,
     pub agent: Option<AgentRef>,

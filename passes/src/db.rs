@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 pub struct SourceFile {
     #[returns(ref)]
     pub path: String,
+    /// Shared, so that the driver can keep the text for rendering without a copy.
     #[returns(ref)]
-    pub text: String,
+    pub text: Arc<str>,
 }
 
 /// What every draft is checked against: the catalog, and optionally the tenant

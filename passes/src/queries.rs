@@ -45,12 +45,14 @@ pub struct Node<'db> {
     pub id: String,
     #[returns(copy)]
     pub nth: u32,
+    /// Interned once here, so per-node queries look families up without hashing text.
+    #[tracked]
+    #[returns(copy)]
+    pub family: Option<FamilyName<'db>>,
+    /// Shared with the topology, which never copies a config.
     #[tracked]
     #[returns(ref)]
-    pub family: Option<String>,
-    #[tracked]
-    #[returns(ref)]
-    pub config: Option<serde_json::Value>,
+    pub config: Option<Arc<serde_json::Value>>,
     #[tracked]
     #[returns(ref)]
     pub contracts: ContractsDecl,
@@ -86,7 +88,10 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
     let nodes = lowered
         .nodes
         .into_iter()
-        .map(|n| Node::new(db, n.id, n.nth, n.family, n.config, n.contracts, n.bindings, n.meta, n.position))
+        .map(|n| {
+            let family = n.family.map(|name| FamilyName::new(db, name));
+            Node::new(db, n.id, n.nth, family, n.config.map(Arc::new), n.contracts, n.bindings, n.meta, n.position)
+        })
         .collect();
     Some(DraftIr {
         header: lowered.header,
@@ -179,6 +184,5 @@ pub fn family<'db>(db: &'db dyn salsa::Database, catalog: SourceFile, name: Fami
 
 /// The family of a node in a workspace, if the node names one the catalog has.
 pub fn family_of<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Option<&'db Arc<Family>> {
-    let name = node.family(db).as_ref()?;
-    family(db, workspace.catalog(db), FamilyName::new(db, name.clone())).as_ref()
+    family(db, workspace.catalog(db), node.family(db)?).as_ref()
 }

@@ -1,6 +1,8 @@
 //! The top of the pipeline: gathers every layer's findings for one file, applies the
 //! suppressions, projects the topology and issues the candidate when nothing blocks.
 
+use std::sync::Arc;
+
 use little_diagnostics::{Code, Diagnostic};
 use little_frontend::DocumentKind;
 use little_frontend::anchor::{Finding, Resolver};
@@ -18,7 +20,7 @@ use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir,
 #[derive(Debug, PartialEq)]
 pub struct DraftOutcome {
     pub findings: Vec<Finding>,
-    pub topology: Option<Topology>,
+    pub topology: Option<Arc<Topology>>,
     pub candidate: Option<Candidate>,
 }
 
@@ -86,7 +88,7 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
 
     let blocked = findings.iter().any(|f| f.diagnostic.blocking());
     let Some(authored) = authored_graph_hash(db, file).clone() else { return outcome };
-    outcome.topology = build_topology(db, draft, graph, authored);
+    outcome.topology = build_topology(db, draft, graph, authored).map(Arc::new);
     if !blocked && let Some(topology) = &outcome.topology {
         let status = match (agents.is_empty(), rows) {
             (true, _) => "none",
@@ -103,7 +105,8 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
 pub struct FileReport {
     pub document: Option<DocumentKind>,
     pub diagnostics: Vec<Diagnostic>,
-    pub topology: Option<Topology>,
+    /// Shared with the database's memo: reports never copy a topology.
+    pub topology: Option<Arc<Topology>>,
     pub candidate: Option<Candidate>,
 }
 

@@ -37,7 +37,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
     let workspace = Workspace::new(&db, catalog, None, None);
     let original = chain(1000, |i| format!("select {i}"));
-    let file = SourceFile::new(&db, "draft.json".into(), original);
+    let file = SourceFile::new(&db, "draft.json".into(), original.into());
     let before = report(&db, workspace, file);
     assert!(
         !before.diagnostics.iter().any(|d| d.severity() != little_diagnostics::Severity::Info),
@@ -52,7 +52,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
 
     log.lock().unwrap().clear();
     let edited = chain(1000, |i| if i == 500 { "select changed".into() } else { format!("select {i}") });
-    file.set_text(&mut db).to(edited);
+    file.set_text(&mut db).to(edited.into());
     let after = report(&db, workspace, file);
     let reruns = executions(&log, "check_node");
     assert_eq!(reruns, [first_run[1 + 500].clone()], "only the edited node's checks re-run");
@@ -71,12 +71,12 @@ fn moving_text_reruns_no_check() {
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
     let workspace = Workspace::new(&db, catalog, None, None);
     let compact = chain(200, |i| format!("select {i}"));
-    let file = SourceFile::new(&db, "draft.json".into(), compact.clone());
+    let file = SourceFile::new(&db, "draft.json".into(), compact.as_str().into());
     let before = report(&db, workspace, file);
     log.lock().unwrap().clear();
     // Re-indent: every byte offset moves, nothing else changes.
     let spaced = compact.replace(",{", ",\n  {");
-    file.set_text(&mut db).to(spaced);
+    file.set_text(&mut db).to(spaced.into());
     let after = report(&db, workspace, file);
     let ran = log.lock().unwrap().clone();
     assert!(ran.iter().any(|e| e.starts_with("parse(")), "{ran:?}");

@@ -5,7 +5,7 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_ir::NodeKind;
 
 use crate::db::Workspace;
-use crate::queries::{FamilyName, Node, binding_rows, catalog_of, context, family_of};
+use crate::queries::{Node, binding_rows, catalog_of, context, family_of};
 
 use super::{agents, config, family, packages, schedule, suppressions, tenant};
 
@@ -23,15 +23,16 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node:
     let mut report =
         NodeReport { findings: suppressions::check(id, &at, &node.meta(db).suppress), ..Default::default() };
     let Some(name) = node.family(db) else { return report };
+    let name_text = name.text(db);
     let Some(resolved) = family_of(db, workspace, node) else {
         let catalog = &catalog_of(db, workspace.catalog(db)).value;
-        report.findings.push(family::unknown(id, &at, name, catalog));
+        report.findings.push(family::unknown(id, &at, name_text, catalog));
         return report;
     };
     report.findings.extend(family::deprecated(id, &at, resolved));
-    let config_value = node.config(db).as_ref();
+    let config_value = node.config(db).as_deref();
     if let Some(value) = config_value
-        && let Some(schema) = config::config_schema(db, workspace.catalog(db), FamilyName::new(db, name.clone()))
+        && let Some(schema) = config::config_schema(db, workspace.catalog(db), name)
     {
         let (findings, faulty) = config::check(id, &at, &resolved.id, schema, value);
         report.findings.extend(findings);
