@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Code, Diagnostic, LineIndex, Severity};
 use little_frontend::catalog::DEFAULT_CATALOG;
-use little_passes::project::{View, topology_json};
+use little_passes::project::{View, compiled_topology, topology_json};
 use little_passes::queries::{bindings_of, catalog_of, context_of, parse};
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
 use serde_json::{Map, Value, json};
@@ -192,6 +192,8 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
 /// One checked file: its report and its text (for rendering spans).
 struct Checked {
     path: String,
+    /// The file in the database; `None` when it was not UTF-8 (and so never checked).
+    file: Option<SourceFile>,
     text: std::sync::Arc<str>,
     report: FileReport,
 }
@@ -199,18 +201,17 @@ struct Checked {
 fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Vec<Checked>, ToolError> {
     let mut checked = Vec::new();
     for path in files {
-        let (text, report) = match load(path)? {
+        let (text, file, report) = match load(path)? {
             Loaded::Text(text) => {
                 let text: std::sync::Arc<str> = text.into();
                 let file = SourceFile::new(db, display(path), text.clone());
-                (text, report(db, ws, file))
+                (text, Some(file), report(db, ws, file))
             }
-            Loaded::NotUtf8(diagnostic, text) => (
-                text.into(),
-                FileReport { document: None, diagnostics: vec![*diagnostic], topology: None, candidate: None },
-            ),
+            Loaded::NotUtf8(diagnostic, text) => {
+                (text.into(), None, FileReport { document: None, diagnostics: vec![*diagnostic], candidate: None })
+            }
         };
-        checked.push(Checked { path: display(path), text, report });
+        checked.push(Checked { path: display(path), file, text, report });
     }
     Ok(checked)
 }
@@ -297,7 +298,8 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let checked = &checked[0];
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
-    let (Some(candidate), Some(topology)) = (&checked.report.candidate, &checked.report.topology) else {
+    let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
+    let (Some(candidate), Some(topology)) = (&checked.report.candidate, topology) else {
         write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
             .map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;
@@ -306,7 +308,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let document = json!({
         "format": "little-compiled/v1",
         "candidate": candidate.to_json(),
-        "topology": topology_json(topology, View::Full),
+        "topology": topology_json(&topology, View::Full),
         "diagnostics": checked.report.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, &checked.text, &LineIndex::new(&checked.text))).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&document).expect("JSON values serialize") + "\n";

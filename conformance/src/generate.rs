@@ -308,7 +308,7 @@ mod tests {
         let report = check_text(&text, &Setup::default());
         assert!(codes(&report).is_empty(), "{:#?}", &report.diagnostics[..report.diagnostics.len().min(5)]);
         assert!(report.candidate.is_some());
-        let topology = report.topology.expect("a topology");
+        let topology = crate::compile_text(&text, &Setup::default()).expect("a topology");
         // Annotations are visual-only: the topology holds the other nodes.
         assert_eq!(topology.nodes.len(), 1_000 - 1_000 / 200);
         let edges = topology.transitions.len();

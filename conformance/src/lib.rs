@@ -7,6 +7,8 @@ pub mod pages;
 
 use little_diagnostics::{Code, Severity};
 use little_frontend::catalog::DEFAULT_CATALOG;
+use little_ir::topology::Topology;
+use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
 
 /// Documents to check one draft with.
@@ -19,6 +21,15 @@ pub struct Setup {
 
 /// Checks one draft text in a fresh database.
 pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
+    with_draft(draft, setup, |db, workspace, file| report(db, workspace, file))
+}
+
+/// The compiled topology of one draft text, in a fresh database.
+pub fn compile_text(draft: &str, setup: &Setup) -> Option<std::sync::Arc<Topology>> {
+    with_draft(draft, setup, |db, workspace, file| compiled_topology(db, workspace, file).clone())
+}
+
+fn with_draft<T>(draft: &str, setup: &Setup, run: impl FnOnce(&Database, Workspace, SourceFile) -> T) -> T {
     let db = Database::default();
     let catalog =
         SourceFile::new(&db, "catalog.json".into(), setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG).into());
@@ -26,7 +37,7 @@ pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
     let bindings = setup.bindings.as_deref().map(|text| SourceFile::new(&db, "bindings.json".into(), text.into()));
     let workspace = Workspace::new(&db, catalog, context, bindings);
     let file = SourceFile::new(&db, "draft.json".into(), draft.into());
-    report(&db, workspace, file)
+    run(&db, workspace, file)
 }
 
 /// The distinct error and warning codes of a report, sorted.

@@ -9,13 +9,13 @@ use std::borrow::Cow;
 
 use little_frontend::json::TreeValue;
 use little_hashing::{HashSink, Sink, Value, canonical_hash, write_canonical, write_string};
-use little_ir::draft::{Contracts, Mapping, PackageBinding, RetrySettings};
+use little_ir::draft::{Contracts, Header, Mapping, PackageBinding, RetrySettings};
 use little_ir::topology::{ExecutionFlags, NodeIndex, TopoNode, Topology, Transition, TransitionEnd};
 use serde_json::{Map, json};
 
-use crate::checks::resolve::ResolvedGraph;
-use crate::db::SourceFile;
-use crate::queries::{DraftIr, parse};
+use crate::checks::resolve::{GraphEdge, ResolvedGraph, resolved_graph};
+use crate::db::{SourceFile, Workspace};
+use crate::queries::{DraftIr, draft_ir, parse};
 
 /// `authoredGraphHash`: the workflow id, and the nodes and edges exactly as authored
 /// (unknown fields and layout included), each array sorted by id. Streamed from the
@@ -68,70 +68,79 @@ fn sort_key(tree: &JsonTree, item: NodeIdx) -> (bool, Cow<'_, str>) {
     }
 }
 
+/// The executable nodes of a draft in topology order: first occurrences of ids whose
+/// family executes, sorted by id. Both the hash and the compiled topology use it.
+fn executable_nodes(graph: &ResolvedGraph) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..graph.nodes.len() as u32)
+        .filter(|&i| graph.node(i).nth == 0 && graph.node(i).is_executable())
+        .collect();
+    order.sort_by(|&a, &b| graph.node(a).id.cmp(&graph.node(b).id));
+    order
+}
+
+/// The resolved edges of a draft in topology order: first occurrences, sorted by id.
+/// Every resolved edge joins two executable nodes.
+fn executable_edges(graph: &ResolvedGraph) -> Vec<&GraphEdge> {
+    let mut edges: Vec<&GraphEdge> = graph.edges.iter().filter(|e| e.nth == 0).collect();
+    edges.sort_by(|a, b| a.id.cmp(&b.id));
+    edges
+}
+
+/// The compiled topology of a draft (what `little compile` writes), whether or not
+/// something blocks; `None` when the draft lacks its identity.
+#[salsa::tracked(returns(ref))]
+pub fn compiled_topology(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Option<Arc<Topology>> {
+    let draft = draft_ir(db, file).as_ref()?;
+    let graph = resolved_graph(db, workspace, file);
+    let authored = authored_graph_hash(db, file).clone()?;
+    build_topology(db, draft, graph, authored).map(Arc::new)
+}
+
 /// Builds the executable topology: visual-only and unresolved nodes removed, nodes and
 /// transitions sorted by id, transitions referring to nodes by dense index.
-pub fn build_topology(
-    db: &dyn salsa::Database,
-    draft: &DraftIr<'_>,
-    graph: &ResolvedGraph,
-    authored_hash: String,
-) -> Option<Topology> {
+fn build_topology(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &ResolvedGraph, authored_hash: String) -> Option<Topology> {
     let header = &draft.header;
-    let mut nodes: Vec<(TopoNode, u32)> = Vec::new();
-    for (position, &node) in draft.nodes.iter().enumerate() {
-        let graph_node = &graph.nodes[position];
-        if graph_node.nth > 0 || !graph_node.is_executable() {
-            continue;
-        }
+    let order = executable_nodes(graph);
+    let mut dense: HashMap<u32, NodeIndex> = HashMap::with_capacity(order.len());
+    let mut nodes = Vec::with_capacity(order.len());
+    for (slot, &position) in order.iter().enumerate() {
+        dense.insert(position, NodeIndex(slot as u32));
+        let graph_node = graph.node(position);
+        let node = draft.nodes[position as usize];
         let family = graph_node.family.as_ref().expect("executable");
         let meta = node.meta(db);
         let bindings = node.bindings(db);
-        nodes.push((
-            TopoNode {
-                id: graph_node.id.clone(),
-                family: family.id.clone(),
-                kind: family.kind,
-                semantic: family.semantic.clone(),
-                title: meta.title.clone(),
-                description: meta.description.clone(),
-                flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags.clone() },
-                config: node.config(db).clone().unwrap_or_else(|| Arc::new(serde_json::Value::Object(Map::new()))),
-                contracts: graph_node.contracts.clone(),
-                packages: bindings.packages.clone(),
-                agent: match &bindings.agent {
-                    little_frontend::draft::AgentDecl::Present(agent) => Some(agent.clone()),
-                    _ => None,
-                },
+        nodes.push(TopoNode {
+            id: graph_node.id.clone(),
+            family: family.id.clone(),
+            kind: family.kind,
+            semantic: family.semantic.clone(),
+            title: meta.title.clone(),
+            description: meta.description.clone(),
+            flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags.clone() },
+            config: node.config(db).clone().unwrap_or_else(|| Arc::new(serde_json::Value::Object(Map::new()))),
+            contracts: graph_node.contracts.clone(),
+            packages: bindings.packages.clone(),
+            agent: match &bindings.agent {
+                little_frontend::draft::AgentDecl::Present(agent) => Some(agent.clone()),
+                _ => None,
             },
-            position as u32,
-        ));
+        });
     }
-    nodes.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-    let dense: HashMap<u32, NodeIndex> =
-        nodes.iter().enumerate().map(|(i, (_, p))| (*p, NodeIndex(i as u32))).collect();
-    let mut transitions: Vec<Transition> = graph
-        .edges
-        .iter()
-        .filter(|e| e.nth == 0)
-        .filter_map(|e| {
-            Some(Transition {
-                id: e.id.clone(),
-                from: TransitionEnd { node: *dense.get(&e.from)?, port: e.from_port.clone() },
-                to: TransitionEnd { node: *dense.get(&e.to)?, port: e.to_port.clone() },
-                kind: e.kind,
-                retry: e.retry.clone(),
-                branch_label: e.label.clone(),
-                mapping: e.mapping.clone(),
-            })
+    let transitions = executable_edges(graph)
+        .into_iter()
+        .map(|e| Transition {
+            id: e.id.clone(),
+            from: TransitionEnd { node: dense[&e.from], port: e.from_port.clone() },
+            to: TransitionEnd { node: dense[&e.to], port: e.to_port.clone() },
+            kind: e.kind,
+            retry: e.retry.clone(),
+            branch_label: e.label.clone(),
+            mapping: e.mapping.clone(),
         })
         .collect();
-    transitions.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut layout: Vec<(String, little_ir::draft::Position)> = draft
-        .nodes
-        .iter()
-        .filter(|n| n.nth(db) == 0)
-        .filter_map(|n| Some((n.id(db).clone(), (*n.position(db))?)))
-        .collect();
+    let mut layout: Vec<(String, little_ir::draft::Position)> =
+        draft.nodes.iter().filter(|n| n.nth(db) == 0).filter_map(|n| Some((n.id(db).clone(), (*n.position(db))?))).collect();
     layout.sort_by(|a, b| a.0.cmp(&b.0));
     Some(Topology {
         workflow_id: header.workflow_id.clone()?,
@@ -139,7 +148,7 @@ pub fn build_topology(
         revision: header.revision?,
         catalog_version: header.catalog_version.clone()?,
         authored_graph_hash: authored_hash,
-        nodes: nodes.into_iter().map(|(n, _)| n).collect(),
+        nodes,
         transitions,
         layout,
     })
@@ -241,14 +250,18 @@ pub fn topology_json(topology: &Topology, view: View) -> serde_json::Value {
     serde_json::Value::Object(o)
 }
 
-/// `topologyHash` (SPEC §4): the canonical text of `topology_json(…, View::Hashed)`,
-/// written straight into the digest, member by member in canonical order, so that no
-/// copy of the topology or of any config is built. `streamed_hashes_equal_the_hash_of_the_whole_canonical_document`
-/// (conformance) holds it to the JSON view.
-pub fn topology_hash(topology: &Topology) -> String {
-    let mut out = HashSink::default();
-    let finite = "topology JSON holds only finite numbers";
-    let out = &mut out;
+/// `topologyHash` (SPEC §4): the canonical text of the hashed view of the topology
+/// (`topology_json(…, View::Hashed)` of the compiled topology), written straight from the
+/// lowered nodes and the resolved graph into the digest, member by member in canonical
+/// order: checking a draft never builds its topology. The conformance test
+/// `streamed_hashes_equal_the_hash_of_the_whole_canonical_document` holds the two views
+/// to one hash.
+pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &ResolvedGraph) -> Option<String> {
+    let workflow_id = draft.header.workflow_id.as_ref()?;
+    let catalog_version = draft.header.catalog_version.as_ref()?;
+    let mut sink = HashSink::default();
+    let out = &mut sink;
+    let finite = "lowered JSON holds only finite numbers";
     let field = |out: &mut HashSink, first: bool, key: &str| {
         out.put(if first { "{" } else { "," });
         write_string(out, key);
@@ -257,51 +270,64 @@ pub fn topology_hash(topology: &Topology) -> String {
     let value = |out: &mut HashSink, v: &serde_json::Value| write_canonical(v, out).expect(finite);
     // Keys in canonical (UTF-16 sorted) order at every level.
     field(out, true, "catalogVersion");
-    write_string(out, &topology.catalog_version);
+    write_string(out, catalog_version);
     out.put(",\"nodes\":[");
-    for (i, n) in topology.nodes.iter().enumerate() {
+    for (i, &position) in executable_nodes(graph).iter().enumerate() {
         if i > 0 {
             out.put(",");
         }
+        let graph_node = graph.node(position);
+        let node = draft.nodes[position as usize];
+        let family = graph_node.family.as_ref().expect("executable");
+        let bindings = node.bindings(db);
         field(out, true, "agent");
-        match &n.agent {
-            Some(a) => value(out, &json!({ "agentId": a.agent_id, "revision": a.revision })),
-            None => out.put("null"),
+        match &bindings.agent {
+            little_frontend::draft::AgentDecl::Present(a) => {
+                value(out, &json!({ "agentId": a.agent_id, "revision": a.revision }))
+            }
+            _ => out.put("null"),
         }
         field(out, false, "config");
-        value(out, &n.config);
+        match node.config(db) {
+            Some(config) => value(out, config),
+            None => out.put("{}"),
+        }
         field(out, false, "contracts");
-        match &n.contracts {
+        match &graph_node.contracts {
             Some(c) => value(out, &contracts_json(c)),
             None => out.put("null"),
         }
         field(out, false, "family");
-        write_string(out, &n.family);
+        write_string(out, &family.id);
         field(out, false, "flags");
-        if n.flags.authored.is_empty() {
+        let flags = &node.meta(db).flags;
+        if flags.is_empty() {
             out.put("{}");
         } else {
-            let flags: Map<String, serde_json::Value> =
-                n.flags.authored.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let flags: Map<String, serde_json::Value> = flags.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
             value(out, &serde_json::Value::Object(flags));
         }
         field(out, false, "id");
-        write_string(out, &n.id);
+        write_string(out, &graph_node.id);
         field(out, false, "kind");
-        write_string(out, n.kind.as_str());
+        write_string(out, family.kind.as_str());
         field(out, false, "packages");
-        value(out, &packages_json(&n.packages));
+        if bindings.packages.is_empty() {
+            out.put("[]");
+        } else {
+            value(out, &packages_json(&bindings.packages));
+        }
         field(out, false, "semantic");
-        write_string(out, &n.semantic);
+        write_string(out, &family.semantic);
         out.put("}");
     }
     out.put("],\"transitions\":[");
-    for (i, t) in topology.transitions.iter().enumerate() {
+    for (i, t) in executable_edges(graph).into_iter().enumerate() {
         if i > 0 {
             out.put(",");
         }
         field(out, true, "from");
-        write_end(out, &topology.node(t.from.node).id, &t.from.port);
+        write_end(out, &graph.node(t.from).id, &t.from_port);
         field(out, false, "id");
         write_string(out, &t.id);
         field(out, false, "kind");
@@ -317,13 +343,13 @@ pub fn topology_hash(topology: &Topology) -> String {
             None => out.put("null"),
         }
         field(out, false, "to");
-        write_end(out, &topology.node(t.to.node).id, &t.to.port);
+        write_end(out, &graph.node(t.to).id, &t.to_port);
         out.put("}");
     }
     out.put("],\"workflowId\":");
-    write_string(out, &topology.workflow_id);
+    write_string(out, workflow_id);
     out.put("}");
-    std::mem::take(out).identity()
+    Some(sink.identity())
 }
 
 /// `{"node":…,"port":…}` of a transition end, canonical.
@@ -350,20 +376,21 @@ pub struct Candidate {
 
 impl Candidate {
     /// The candidate's id is the first 16 hex digits of the hash of its other fields.
-    pub fn new(topology: &Topology, topology_hash: String, binding_status: &str) -> Candidate {
+    /// `None` when the draft lacks its identity (already a blocking diagnostic).
+    pub fn new(header: &Header, authored_graph_hash: String, topology_hash: String, binding_status: &str) -> Option<Candidate> {
         let mut candidate = Candidate {
             id: String::new(),
-            workflow_id: topology.workflow_id.clone(),
-            draft_id: topology.draft_id.clone(),
-            revision: topology.revision,
-            catalog_version: topology.catalog_version.clone(),
-            authored_graph_hash: topology.authored_graph_hash.clone(),
+            workflow_id: header.workflow_id.clone()?,
+            draft_id: header.draft_id.clone()?,
+            revision: header.revision?,
+            catalog_version: header.catalog_version.clone()?,
+            authored_graph_hash,
             topology_hash,
             binding_status: binding_status.to_string(),
         };
         let hash = canonical_hash(&Value::from(&candidate.to_json())).expect("finite");
         candidate.id = format!("cand_{}", little_hashing::short_id(&hash));
-        candidate
+        Some(candidate)
     }
 
     pub fn to_json(&self) -> serde_json::Value {

@@ -1,32 +1,29 @@
 //! The top of the pipeline: gathers every layer's findings for one file, applies the
 //! suppressions, projects the topology and issues the candidate when nothing blocks.
 
-use std::sync::Arc;
 
 use little_diagnostics::{Code, Diagnostic};
 use little_frontend::DocumentKind;
 use little_frontend::anchor::{Finding, Resolver};
 use little_ir::NodeKind;
-use little_ir::topology::Topology;
 
 use crate::checks::node::check_node;
 use crate::checks::resolve::resolved_graph;
 use crate::checks::{branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions};
 use crate::db::{SourceFile, Workspace};
-use crate::project::{Candidate, authored_graph_hash, build_topology, topology_hash};
+use crate::project::{Candidate, authored_graph_hash, topology_hash};
 use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
 
 /// Everything the checks of one draft produced, still anchored (position-free).
 #[derive(Debug, PartialEq)]
 pub struct DraftOutcome {
     pub findings: Vec<Finding>,
-    pub topology: Option<Arc<Topology>>,
     pub candidate: Option<Candidate>,
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
-    let mut outcome = DraftOutcome { findings: Vec::new(), topology: None, candidate: None };
+    let mut outcome = DraftOutcome { findings: Vec::new(), candidate: None };
     let Some(draft) = draft_ir(db, file) else { return outcome };
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
@@ -87,15 +84,16 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     findings.dedup();
 
     let blocked = findings.iter().any(|f| f.diagnostic.blocking());
-    let Some(authored) = authored_graph_hash(db, file).clone() else { return outcome };
-    outcome.topology = build_topology(db, draft, graph, authored).map(Arc::new);
-    if !blocked && let Some(topology) = &outcome.topology {
-        let status = match (agents.is_empty(), rows) {
-            (true, _) => "none",
-            (false, None) => "unknown",
-            (false, Some(_)) => "accepted",
-        };
-        outcome.candidate = Some(Candidate::new(topology, topology_hash(topology), status));
+    if blocked {
+        return outcome;
+    }
+    let status = match (agents.is_empty(), rows) {
+        (true, _) => "none",
+        (false, None) => "unknown",
+        (false, Some(_)) => "accepted",
+    };
+    if let (Some(authored), Some(topology)) = (authored_graph_hash(db, file).clone(), topology_hash(db, draft, graph)) {
+        outcome.candidate = Candidate::new(&draft.header, authored, topology, status);
     }
     outcome
 }
@@ -105,8 +103,6 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
 pub struct FileReport {
     pub document: Option<DocumentKind>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Shared with the database's memo: reports never copy a topology.
-    pub topology: Option<Arc<Topology>>,
     pub candidate: Option<Candidate>,
 }
 
@@ -120,7 +116,7 @@ impl FileReport {
 pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
     let parsed = parse(db, file);
     let mut report =
-        FileReport { document: None, diagnostics: parsed.diagnostics.clone(), topology: None, candidate: None };
+        FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
     let Some(tree) = &parsed.tree else {
         little_diagnostics::sort(&mut report.diagnostics);
         return report;
@@ -133,7 +129,6 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
             let findings: Vec<Finding> = match kind {
                 DocumentKind::Draft => {
                     let outcome = check_draft(db, workspace, file);
-                    report.topology = outcome.topology.clone();
                     report.candidate = outcome.candidate.clone();
                     outcome.findings.clone()
                 }
