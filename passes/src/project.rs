@@ -71,9 +71,8 @@ fn sort_key(tree: &JsonTree, item: NodeIdx) -> (bool, Cow<'_, str>) {
 /// The executable nodes of a draft in topology order: first occurrences of ids whose
 /// family executes, sorted by id. Both the hash and the compiled topology use it.
 fn executable_nodes(graph: &ResolvedGraph) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..graph.nodes.len() as u32)
-        .filter(|&i| graph.node(i).nth == 0 && graph.node(i).is_executable())
-        .collect();
+    let mut order: Vec<u32> =
+        (0..graph.nodes.len() as u32).filter(|&i| graph.node(i).nth == 0 && graph.node(i).is_executable()).collect();
     order.sort_by(|&a, &b| graph.node(a).id.cmp(&graph.node(b).id));
     order
 }
@@ -98,7 +97,12 @@ pub fn compiled_topology(db: &dyn salsa::Database, workspace: Workspace, file: S
 
 /// Builds the executable topology: visual-only and unresolved nodes removed, nodes and
 /// transitions sorted by id, transitions referring to nodes by dense index.
-fn build_topology(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &ResolvedGraph, authored_hash: String) -> Option<Topology> {
+fn build_topology(
+    db: &dyn salsa::Database,
+    draft: &DraftIr<'_>,
+    graph: &ResolvedGraph,
+    authored_hash: String,
+) -> Option<Topology> {
     let header = &draft.header;
     let order = executable_nodes(graph);
     let mut dense: HashMap<u32, NodeIndex> = HashMap::with_capacity(order.len());
@@ -139,8 +143,12 @@ fn build_topology(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Resolve
             mapping: e.mapping.clone(),
         })
         .collect();
-    let mut layout: Vec<(String, little_ir::draft::Position)> =
-        draft.nodes.iter().filter(|n| n.nth(db) == 0).filter_map(|n| Some((n.id(db).clone(), (*n.position(db))?))).collect();
+    let mut layout: Vec<(String, little_ir::draft::Position)> = draft
+        .nodes
+        .iter()
+        .filter(|n| n.nth(db) == 0)
+        .filter_map(|n| Some((n.id(db).clone(), (*n.position(db))?)))
+        .collect();
     layout.sort_by(|a, b| a.0.cmp(&b.0));
     Some(Topology {
         workflow_id: header.workflow_id.clone()?,
@@ -377,7 +385,12 @@ pub struct Candidate {
 impl Candidate {
     /// The candidate's id is the first 16 hex digits of the hash of its other fields.
     /// `None` when the draft lacks its identity (already a blocking diagnostic).
-    pub fn new(header: &Header, authored_graph_hash: String, topology_hash: String, binding_status: &str) -> Option<Candidate> {
+    pub fn new(
+        header: &Header,
+        authored_graph_hash: String,
+        topology_hash: String,
+        binding_status: &str,
+    ) -> Option<Candidate> {
         let mut candidate = Candidate {
             id: String::new(),
             workflow_id: header.workflow_id.clone()?,

@@ -1,13 +1,12 @@
 //! The top of the pipeline: gathers every layer's findings for one file, applies the
 //! suppressions, projects the topology and issues the candidate when nothing blocks.
 
-
 use little_diagnostics::{Code, Diagnostic};
 use little_frontend::DocumentKind;
 use little_frontend::anchor::{Finding, Resolver};
 use little_ir::NodeKind;
 
-use crate::checks::node::check_node;
+use crate::checks::node::node_findings;
 use crate::checks::resolve::resolved_graph;
 use crate::checks::{branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions};
 use crate::db::{SourceFile, Workspace};
@@ -39,7 +38,9 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     findings.extend(request::check(&draft.header, context));
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
     for &node in &draft.nodes {
-        findings.extend(check_node(db, workspace, node).findings.iter().cloned());
+        for layer in node_findings(db, workspace, node) {
+            findings.extend(layer.iter().cloned());
+        }
     }
     let graph = resolved_graph(db, workspace, file);
     findings.extend(graph.findings.iter().cloned());
@@ -115,8 +116,7 @@ impl FileReport {
 /// Checks one file and resolves every finding to a path and span in its text.
 pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
     let parsed = parse(db, file);
-    let mut report =
-        FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
+    let mut report = FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
     let Some(tree) = &parsed.tree else {
         little_diagnostics::sort(&mut report.diagnostics);
         return report;

@@ -85,3 +85,33 @@ fn moving_text_reruns_no_check() {
     }
     assert_eq!(before.candidate, after.candidate);
 }
+
+#[test]
+fn a_binding_rows_edit_reruns_only_the_agent_pass() {
+    let (mut db, log) = Database::with_execution_log();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let rows = |status: &str| {
+        format!(
+            r#"{{"format":"agent-bindings/v1","rows":[{{"agentId":"agt_a","revision":1,"status":"accepted"}},{{"agentId":"agt_b","revision":1,"status":"{status}"}}]}}"#
+        )
+    };
+    let bindings = SourceFile::new(&db, "bindings.json".into(), rows("accepted").into());
+    let workspace = Workspace::new(&db, catalog, None, Some(bindings));
+    let draft = r#"{"format":"workflow-draft/v1","tenantId":"acme","workflowId":"wf","draftId":"d","revision":1,"catalogVersion":"2026.11",
+        "nodes":[{"id":"start","family":"trigger.manual"},
+                 {"id":"a","family":"agent.task","agent":{"agentId":"agt_a","revision":1}},
+                 {"id":"b","family":"agent.task","agent":{"agentId":"agt_b","revision":1}}],
+        "edges":[{"id":"e1","from":{"node":"start"},"to":{"node":"a"}},{"id":"e2","from":{"node":"a"},"to":{"node":"b"}}]}"#;
+    let file = SourceFile::new(&db, "draft.json".into(), draft.into());
+    assert!(report(&db, workspace, file).candidate.is_some());
+    log.lock().unwrap().clear();
+    bindings.set_text(&mut db).to(rows("revoked").into());
+    let after = report(&db, workspace, file);
+    assert_eq!(executions(&log, "agent_findings").len(), 2, "{:?}", log.lock().unwrap());
+    for query in ["check_node", "resolved_graph", "flow_findings", "cycle_findings"] {
+        assert!(executions(&log, query).is_empty(), "{query} re-ran after a rows edit");
+    }
+    let codes: Vec<&str> = after.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"agent.binding_not_accepted"), "{codes:?}");
+    assert!(after.candidate.is_none());
+}
