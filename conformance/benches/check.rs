@@ -6,6 +6,9 @@
 //!   draft; every iteration sets the text to the other of two versions that differ in one
 //!   node's config value, then reports again.
 //! - `incremental/full_check_10000`: the same draft checked from scratch, for comparison.
+//! - `layers/{without_context,with_context}/100000`: the 100,000-node draft without a
+//!   context (the tenant, registry and schedule-policy passes do not run) and with a
+//!   context and binding rows that accept everything (every pass runs).
 //!
 //! `cargo bench -p little-conformance --bench check`
 
@@ -34,6 +37,38 @@ fn check(c: &mut Criterion) {
             group.sample_size(20).sampling_mode(SamplingMode::Auto).measurement_time(Duration::from_secs(8));
         }
         group.bench_with_input(BenchmarkId::from_parameter(nodes), &text, |b, text| {
+            b.iter(|| check_text(black_box(text), &setup))
+        });
+    }
+    group.finish();
+}
+
+/// A context that grants everything the generated drafts use.
+fn accepting_context() -> String {
+    serde_json::json!({
+        "format": "workflow-context/v1",
+        "tenantId": "acme",
+        "capabilities": ["data.warehouse", "notifications.email", "agents", "webhooks", "notifications.chat"],
+        "integrations": [ { "id": "conn_wh", "kind": "warehouse" }, { "id": "reports@acme.example", "kind": "email" } ],
+        "schedulePolicy": { "minIntervalMinutes": 15 }
+    })
+    .to_string()
+}
+
+fn layers(c: &mut Criterion) {
+    const NODES: usize = 100_000;
+    let text = draft(NODES, SEED);
+    let with = Setup { context: Some(accepting_context()), ..Setup::default() };
+    let report = check_text(&text, &with);
+    assert!(codes(&report).is_empty() && report.candidate.is_some(), "{:?}", &report.diagnostics[..1]);
+    let mut group = c.benchmark_group("layers");
+    group
+        .throughput(Throughput::Elements(NODES as u64))
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(30));
+    for (name, setup) in [("without_context", Setup::default()), ("with_context", with)] {
+        group.bench_with_input(BenchmarkId::new(name, NODES), &text, |b, text| {
             b.iter(|| check_text(black_box(text), &setup))
         });
     }
@@ -92,6 +127,6 @@ fn incremental(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().warm_up_time(Duration::from_secs(2));
-    targets = check, incremental
+    targets = check, incremental, layers
 }
 criterion_main!(benches);
