@@ -2,40 +2,15 @@
 //! 101 or a signal), nothing on stderr says "panicked", and when the fault is in the file
 //! the report has a diagnostic with a location in it.
 
-use std::ffi::OsStr;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{fixture, little};
 use serde_json::{Value, json};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn little<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let output = Command::new(env!("CARGO_BIN_EXE_little"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the little binary runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let code = output.status.code().unwrap_or_else(|| panic!("little was killed by a signal; stderr:\n{stderr}"));
-    assert!(!stderr.contains("panicked"), "little panicked:\n{stderr}");
-    assert_ne!(code, 101, "little panicked:\n{stderr}");
-    Run { code, stdout: String::from_utf8_lossy(&output.stdout).into_owned(), stderr }
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
 
 fn fixture_text(name: &str) -> String {
     std::fs::read_to_string(fixture(name)).expect("fixture")
