@@ -78,9 +78,16 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     }
 
     // Suppressions silence non-blocking findings on the node that lists them.
-    let suppress_of =
-        |id: &str| draft.nodes.iter().find(|n| n.id(db) == id && n.nth(db) == 0).map(|n| n.meta(db).suppress.clone());
-    findings.retain(|f| !suppressions::is_suppressed(f, suppress_of));
+    // (Only read when something could be suppressed: most drafts never pay for it.)
+    if findings.iter().any(|f| !f.diagnostic.blocking() && f.diagnostic.node_id.is_some()) {
+        let suppressing: std::collections::HashMap<&str, &[String]> = draft
+            .nodes
+            .iter()
+            .filter(|n| n.nth(db) == 0 && !n.meta(db).suppress.is_empty())
+            .map(|n| (n.id(db).as_str(), n.meta(db).suppress.as_slice()))
+            .collect();
+        findings.retain(|f| !suppressions::is_suppressed(f, |id| suppressing.get(id).copied()));
+    }
     findings.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.diagnostic.code.cmp(&b.diagnostic.code)));
     findings.dedup();
 

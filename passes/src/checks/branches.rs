@@ -2,7 +2,7 @@
 //! `branch.unhandled`. (Edges out of routers without a label, and branch edges out of
 //! other nodes, are decided during resolution.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::Finding;
@@ -12,13 +12,24 @@ use crate::db::{SourceFile, Workspace};
 use crate::queries::draft_ir;
 
 use super::node::check_node;
-use super::resolve::resolved_graph;
+use super::resolve::{GraphEdge, resolved_graph};
 
 #[salsa::tracked(returns(ref))]
 pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let Some(draft) = draft_ir(db, file) else { return Vec::new() };
     let mut findings = Vec::new();
+    // Branch edges by router, and every (router id, label) an authored edge carries — even
+    // an edge that failed to resolve handles its label: that edge has its own diagnostic.
+    let mut branches_of: HashMap<u32, Vec<&GraphEdge>> = HashMap::new();
+    for edge in graph.edges.iter().filter(|e| e.kind == EdgeKind::Branch) {
+        branches_of.entry(edge.from).or_default().push(edge);
+    }
+    let authored: HashSet<(&str, &str)> = draft
+        .edges
+        .iter()
+        .filter_map(|e| Some((e.decl.from.as_ref()?.node.as_str(), e.decl.branch_label.as_deref()?)))
+        .collect();
     for (index, node) in graph.nodes.iter().enumerate() {
         if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Router) {
             continue;
@@ -67,7 +78,7 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
             );
         }
         let mut wired: HashMap<&str, &str> = HashMap::new();
-        for edge in graph.edges.iter().filter(|e| e.from == index as u32 && e.kind == EdgeKind::Branch) {
+        for &edge in branches_of.get(&(index as u32)).map_or(&[][..], Vec::as_slice) {
             let Some(label) = edge.label.as_deref() else { continue };
             let label_at = edge.anchor().at("branch").at("label");
             if !distinct.contains(&label) {
@@ -98,15 +109,8 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
                 wired.insert(label, &edge.id);
             }
         }
-        // A label counts as handled by any authored edge that carries it, even one that
-        // failed to resolve: that edge has its own diagnostic.
-        let authored = |label: &str| {
-            draft.edges.iter().any(|e| {
-                e.decl.branch_label.as_deref() == Some(label) && e.decl.from.as_ref().is_some_and(|f| f.node == node.id)
-            })
-        };
         for (i, label) in declared.iter().enumerate() {
-            if declared[..i].contains(label) || authored(label) {
+            if declared[..i].contains(label) || authored.contains(&(node.id.as_str(), *label)) {
                 continue;
             }
             findings.push(

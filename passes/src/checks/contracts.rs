@@ -16,7 +16,7 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
     if !graph.contract_mode {
         return findings;
     }
-    let mut mapped_into: Vec<(u32, &str)> = Vec::new();
+    let mut mapped_into: std::collections::HashSet<(u32, &str)> = std::collections::HashSet::new();
     for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
         let Some(mapping) = &edge.mapping else { continue };
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
@@ -43,7 +43,7 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
             }
         }
         // A mismatched mapping is still aimed at its input: not also a missing one.
-        mapped_into.push((edge.to, edge.to_port.as_str()));
+        mapped_into.insert((edge.to, edge.to_port.as_str()));
         if mismatch {
             continue;
         }
@@ -120,9 +120,8 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
         }
         let Some(contracts) = &node.contracts else { continue };
         for (i, port) in contracts.inputs.iter().enumerate().filter(|(_, p)| p.required) {
-            let mapped = mapped_into.iter().any(|(n, p)| *n == index && *p == port.port);
-            let aimed = graph.aimed.iter().any(|(n, p)| *n == index && *p == port.port);
-            if !mapped && !aimed {
+            let mapped = mapped_into.contains(&(index, port.port.as_str()));
+            if !mapped && !graph.was_aimed_at(index, &port.port) {
                 findings.push(
                     Finding::new(
                         Code::ContractMissingRequiredInput,

@@ -19,7 +19,7 @@ fn list(types: &[String]) -> String {
 pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let mut findings = Vec::new();
-    let mut first_into: HashMap<(u32, &str), &str> = HashMap::new();
+    let mut first_into: HashMap<(u32, &str), &GraphEdge> = HashMap::new();
     for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
@@ -50,20 +50,17 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
                     Code::GraphDuplicateInput,
                     edge.anchor().at("to"),
                     format!(
-                        "edge `{}` is a second edge into `{}.{}`, which takes one (edge `{first}` already enters it)",
-                        edge.id, target.id, edge.to_port
+                        "edge `{}` is a second edge into `{}.{}`, which takes one (edge `{}` already enters it)",
+                        edge.id, target.id, edge.to_port, first.id
                     ),
                 )
                 .edge(&edge.id)
                 .node(&target.id)
-                .related(
-                    "first edge into the port",
-                    GraphEdge::anchor(graph.edges.iter().find(|e| e.id == *first).expect("seen")),
-                ),
+                .related("first edge into the port", first.anchor()),
             ),
             Some(_) => {}
             None => {
-                first_into.insert((edge.to, edge.to_port.as_str()), edge.id.as_str());
+                first_into.insert((edge.to, edge.to_port.as_str()), edge);
             }
         }
     }
@@ -75,8 +72,7 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         let family = node.family.as_ref().expect("executable");
         for port in family.inputs.iter().filter(|p| p.required) {
             let fed = first_into.contains_key(&(index, port.name.as_str()));
-            let aimed = graph.aimed.iter().any(|(n, p)| *n == index && *p == port.name);
-            if !fed && !aimed {
+            if !fed && !graph.was_aimed_at(index, &port.name) {
                 findings.push(
                     Finding::new(
                         Code::GraphMissingRequiredInput,

@@ -174,6 +174,12 @@ impl ResolvedGraph {
     pub fn node(&self, index: u32) -> &GraphNode {
         &self.nodes[index as usize]
     }
+
+    /// Whether a dropped edge was aimed at this input port (`aimed` is sorted).
+    pub fn was_aimed_at(&self, node: u32, port: &str) -> bool {
+        let start = self.aimed.partition_point(|(n, p)| (*n, p.as_str()) < (node, port));
+        self.aimed.get(start).is_some_and(|(n, p)| *n == node && p == port)
+    }
 }
 
 #[salsa::tracked(returns(ref))]

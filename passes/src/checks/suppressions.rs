@@ -29,7 +29,7 @@ pub fn check(node_id: &str, at: &Anchor, suppress: &[String]) -> Vec<Finding> {
 }
 
 /// Whether `finding` is silenced by the suppress list of the node it concerns.
-pub fn is_suppressed(finding: &Finding, suppress_of: impl Fn(&str) -> Option<Vec<String>>) -> bool {
+pub fn is_suppressed<'a>(finding: &Finding, suppress_of: impl Fn(&str) -> Option<&'a [String]>) -> bool {
     let code = finding.diagnostic.code;
     if code.blocking() {
         return false;
