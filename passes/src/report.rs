@@ -1,5 +1,5 @@
 //! The top of the pipeline: gathers every layer's findings for one file, applies the
-//! suppressions, projects the topology and issues the candidate when nothing blocks.
+//! suppressions, and issues the candidate (with both hashes) when nothing blocks.
 
 use little_diagnostics::{Code, Diagnostic};
 use little_frontend::DocumentKind;
@@ -8,7 +8,9 @@ use little_ir::NodeKind;
 
 use crate::checks::node::node_findings;
 use crate::checks::resolve::resolved_graph;
-use crate::checks::{branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions};
+use crate::checks::{
+    agents, branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions,
+};
 use crate::db::{SourceFile, Workspace};
 use crate::project::{Candidate, authored_graph_hash, topology_hash};
 use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
@@ -27,13 +29,6 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
     let findings = &mut outcome.findings;
-    if context.is_none() {
-        findings.push(Finding::new(
-            Code::RequestContextUnavailable,
-            little_frontend::anchor::Anchor::root().at("tenantId"),
-            "no context given: the tenant checks (tenant, capabilities, integrations, package registry, schedule policy) were not run; pass `--context`",
-        ));
-    }
     findings.extend(draft.findings.iter().cloned());
     findings.extend(request::check(&draft.header, context));
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
@@ -59,22 +54,8 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
         .map(|n| n.id.as_str())
         .collect();
     let rows = binding_rows(db, workspace);
-    if rows.is_none()
-        && let Some(first) = agents.first()
-    {
-        let node = graph.nodes.iter().find(|n| n.id == *first).expect("listed");
-        findings.push(
-            Finding::new(
-                Code::AgentBindingStatusUnavailable,
-                node.anchor().at("agent"),
-                format!(
-                    "no binding reader was given, so the status of {} agent binding{} is unknown; pass `--bindings` to check them",
-                    agents.len(),
-                    if agents.len() == 1 { "" } else { "s" }
-                ),
-            )
-            .node(first),
-        );
+    if rows.is_none() {
+        findings.extend(agents::status_unavailable(&agents));
     }
 
     // Suppressions silence non-blocking findings on the node that lists them.

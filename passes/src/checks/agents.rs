@@ -7,6 +7,23 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_frontend::context::{BindingRow, BindingStatus};
 use little_frontend::draft::AgentDecl;
 
+/// With no binding reader: one warning for the draft, on its first agent node.
+pub fn status_unavailable(agents: &[&str]) -> Option<Finding> {
+    let first = agents.first()?;
+    Some(
+        Finding::new(
+            Code::AgentBindingStatusUnavailable,
+            Anchor::node(first, 0).at("agent"),
+            format!(
+                "no binding reader was given, so the status of {} agent binding{} is unknown; pass `--bindings` to check them",
+                agents.len(),
+                if agents.len() == 1 { "" } else { "s" }
+            ),
+        )
+        .node(first),
+    )
+}
+
 pub fn check(node_id: &str, at: &Anchor, agent: &AgentDecl, rows: Option<&[BindingRow]>) -> Vec<Finding> {
     let agent = match agent {
         AgentDecl::Absent => {

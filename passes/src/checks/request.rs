@@ -1,4 +1,5 @@
-//! `request.tenant_mismatch`: a draft is compiled for the tenant of the context.
+//! `request.tenant_mismatch`: a draft is compiled for the tenant of the context, and
+//! `request.context_unavailable` when there is none to compile it for.
 //! (`request.missing_identity` is found while lowering the header.)
 
 use little_diagnostics::Code;
@@ -7,7 +8,14 @@ use little_frontend::context::Context;
 use little_ir::draft::Header;
 
 pub fn check(header: &Header, context: Option<&Context>) -> Vec<Finding> {
-    let (Some(tenant), Some(context)) = (&header.tenant_id, context) else { return Vec::new() };
+    let Some(context) = context else {
+        return vec![Finding::new(
+            Code::RequestContextUnavailable,
+            Anchor::root().at("tenantId"),
+            "no context given: the tenant checks (tenant, capabilities, integrations, package registry, schedule policy) were not run; pass `--context`",
+        )];
+    };
+    let Some(tenant) = &header.tenant_id else { return Vec::new() };
     if *tenant == context.tenant_id {
         return Vec::new();
     }
