@@ -29,6 +29,17 @@ struct Cli {
 enum Format {
     Human,
     Json,
+    /// SARIF 2.1.0, for code-scanning dashboards.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    Dot,
+    Mermaid,
+    Svg,
 }
 
 #[derive(clap::Args)]
@@ -74,6 +85,15 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Draw the executable topology, with cycles and faulty nodes and edges marked.
+    Graph {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
+        #[arg(long, value_enum, default_value = "dot")]
+        format: GraphFormat,
+    },
 }
 
 /// A failure of the tool itself (exit 2), with what the user needs to fix it.
@@ -100,6 +120,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Explain { code: Some(code) } => explain(&code, out),
         Command::Explain { code: None } => list_codes(out),
         Command::Hash { file } => hash(&file, out),
+        Command::Graph { file, inputs, format } => graph(&file, &inputs, format, out),
     };
     match result {
         Ok(code) => code,
@@ -198,6 +219,12 @@ struct Checked {
     report: FileReport,
 }
 
+impl Checked {
+    fn as_checked_file(&self) -> crate::sarif::CheckedFile<'_> {
+        crate::sarif::CheckedFile { path: &self.path, text: &self.text, diagnostics: &self.report.diagnostics }
+    }
+}
+
 fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Vec<Checked>, ToolError> {
     let mut checked = Vec::new();
     for path in files {
@@ -231,6 +258,7 @@ fn check(
     };
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let blocking = checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.blocking()).count();
+    let exit = if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK };
     let written = match format {
         Format::Json => {
             let files: Vec<Value> = checked.iter().map(file_json).collect();
@@ -242,11 +270,23 @@ fn check(
             writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("JSON values serialize"))
         }
         Format::Human => write_human(&checked, errors, warnings, out),
+        Format::Sarif => {
+            let files: Vec<crate::sarif::CheckedFile<'_>> = checked.iter().map(Checked::as_checked_file).collect();
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&crate::sarif::sarif(&files, exit)).expect("JSON values serialize")
+            )
+        }
+        Format::Github => {
+            let files: Vec<crate::sarif::CheckedFile<'_>> = checked.iter().map(Checked::as_checked_file).collect();
+            write!(out, "{}", crate::github::annotations(&files))
+        }
     };
     written.map_err(|e| ToolError(format!("cannot write the report: {e}")))?;
     // The process ends here: tearing the database down would only cost time.
     std::mem::forget(db);
-    Ok(if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK })
+    Ok(exit)
 }
 
 fn file_json(checked: &Checked) -> Value {
@@ -314,6 +354,24 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let text = serde_json::to_string_pretty(&document).expect("JSON values serialize") + "\n";
     std::fs::write(output, text).map_err(|e| ToolError(format!("cannot write `{}`: {e}", output.display())))?;
     writeln!(out, "{}: candidate {} written to {}", checked.path, candidate.id, output.display()).map_err(write_err)?;
+    Ok(EXIT_OK)
+}
+
+fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write) -> Result<i32, ToolError> {
+    let mut db = Database::default();
+    let ws = workspace(&mut db, inputs)?;
+    let checked = check_files(&mut db, ws, &[path.to_path_buf()])?;
+    let checked = &checked[0];
+    let Some(file) = checked.file else {
+        return Err(ToolError(format!("`{}` is not UTF-8", path.display())));
+    };
+    let drawing = match format {
+        GraphFormat::Dot => crate::graph::dot(&db, ws, file, &checked.report.diagnostics),
+        GraphFormat::Mermaid => crate::graph::mermaid(&db, ws, file, &checked.report.diagnostics),
+        GraphFormat::Svg => crate::graph::svg(&db, ws, file, &checked.report.diagnostics),
+    }
+    .map_err(ToolError)?;
+    write!(out, "{drawing}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)
 }
 

@@ -1,6 +1,9 @@
 //! `little`: the command line (SPEC §5).
 
 mod cli;
+mod github;
+mod graph;
+mod sarif;
 
 fn main() {
     std::process::exit(cli::run(std::env::args_os().collect(), &mut std::io::stdout()));
