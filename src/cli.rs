@@ -59,7 +59,8 @@ struct Inputs {
 enum Command {
     /// Check drafts and print their diagnostics.
     Check {
-        #[arg(required = true, value_name = "FILE")]
+        /// Files, or folders to search for drafts and LWIR files.
+        #[arg(required = true, value_name = "PATH")]
         files: Vec<PathBuf>,
         #[command(flatten)]
         inputs: Inputs,
@@ -68,6 +69,11 @@ enum Command {
         /// Exit 1 on warnings too.
         #[arg(long)]
         deny_warnings: bool,
+        #[command(flatten)]
+        limits: Limits,
+        /// Files checked at once (default: the machine's cores).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
     },
     /// Write the compiled topology and candidate of a draft when nothing blocks.
     Compile {
@@ -115,7 +121,10 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Check { files, inputs, format, deny_warnings } => check(&files, &inputs, format, deny_warnings, out),
+        Command::Check { files, inputs, format, deny_warnings, limits, jobs } => {
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+            check(&files, &inputs, format, deny_warnings, limits, jobs, out)
+        }
         Command::Compile { file, output, inputs } => compile(&file, &output, &inputs, out),
         Command::Explain { code: Some(code) } => explain(&code, out),
         Command::Explain { code: None } => list_codes(out),
@@ -225,34 +234,195 @@ impl Checked {
     }
 }
 
-fn check_files(db: &mut Database, ws: Workspace, files: &[PathBuf]) -> Result<Vec<Checked>, ToolError> {
-    let mut checked = Vec::new();
-    for path in files {
-        let (text, file, report) = match load(path)? {
+/// Limits that keep a shared CI runner safe: crossing one is a tool failure (exit 2).
+#[derive(clap::Args, Clone, Copy)]
+struct Limits {
+    /// Largest file to read, in bytes (suffixes K, M, G for KiB, MiB, GiB).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    max_file_size: u64,
+    /// Most nodes one draft may have.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    max_nodes: usize,
+    /// Most edges one draft may have.
+    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
+    max_edges: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_file_size: 256 << 20, max_nodes: 2_000_000, max_edges: 4_000_000 }
+    }
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, shift) = match text.trim().to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+        t if t.ends_with('K') => (t[..t.len() - 1].to_string(), 10),
+        t if t.ends_with('M') => (t[..t.len() - 1].to_string(), 20),
+        t if t.ends_with('G') => (t[..t.len() - 1].to_string(), 30),
+        t => (t.to_string(), 0),
+    };
+    let n: u64 = digits.trim().parse().map_err(|_| format!("`{text}` is not a size (e.g. 1048576, 512K, 256M, 1G)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// A file read and entered into the database, waiting to be checked.
+struct Pending {
+    path: String,
+    discovered: bool,
+    text: std::sync::Arc<str>,
+    file: Option<SourceFile>,
+    not_utf8: Option<Diagnostic>,
+}
+
+/// Reads every file (in order, on this thread: the database takes its inputs here), then
+/// checks them on `jobs` threads, each with its own handle on the one database, and returns
+/// the reports in the order of `candidates`. Discovered files that are not drafts or LWIR
+/// are left out.
+fn check_files(
+    db: &mut Database,
+    ws: Workspace,
+    candidates: &[crate::discover::Candidate],
+    limits: Limits,
+    jobs: usize,
+) -> Result<Vec<Checked>, ToolError> {
+    let mut loaded = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        let path = &candidate.path;
+        let size =
+            std::fs::metadata(path).map_err(|e| ToolError(format!("cannot read `{}`: {e}", path.display())))?.len();
+        if size > limits.max_file_size {
+            return Err(ToolError(format!(
+                "`{}` is {size} bytes, over the limit of {} (`--max-file-size`)",
+                path.display(),
+                limits.max_file_size
+            )));
+        }
+        let (text, file, not_utf8) = match load(path)? {
             Loaded::Text(text) => {
                 let text: std::sync::Arc<str> = text.into();
-                let file = SourceFile::new(db, display(path), text.clone());
-                (text, Some(file), report(db, ws, file))
+                let file = SourceFile::new(&*db, display(path), text.clone());
+                (text, Some(file), None)
             }
-            Loaded::NotUtf8(diagnostic, text) => {
-                (text.into(), None, FileReport { document: None, diagnostics: vec![*diagnostic], candidate: None })
+            Loaded::NotUtf8(diagnostic, text) => (text.into(), None, Some(*diagnostic)),
+        };
+        loaded.push(Pending { path: display(path), discovered: candidate.discovered, text, file, not_utf8 });
+    }
+    let progress = Progress::new(loaded.len());
+    let check_one = |db: &Database, item: &Pending| -> Result<Option<FileReport>, ToolError> {
+        let result = match (item.file, &item.not_utf8) {
+            (Some(file), _) => {
+                enforce_limits(db, file, &item.path, limits)?;
+                // Below a folder: drafts and LWIR, and files that are not JSON at all (a
+                // broken draft must not pass unseen); other JSON is not ours.
+                let keep = !item.discovered
+                    || matches!(
+                        little_passes::queries::document_kind(db, file),
+                        None | Some(Ok(little_frontend::DocumentKind::Draft | little_frontend::DocumentKind::Lwir))
+                    );
+                keep.then(|| report(db, ws, file))
+            }
+            (None, diagnostic) => {
+                Some(FileReport { document: None, diagnostics: diagnostic.iter().cloned().collect(), candidate: None })
             }
         };
-        checked.push(Checked { path: display(path), file, text, report });
+        progress.advance();
+        Ok(result)
+    };
+    let jobs = jobs.clamp(1, loaded.len().max(1));
+    let mut results: Vec<Option<Result<Option<FileReport>, ToolError>>> = (0..loaded.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|job| {
+                let db = db.clone();
+                let loaded = &loaded;
+                let check_one = &check_one;
+                scope.spawn(move || {
+                    // Round-robin, so that large and small files spread over the jobs.
+                    (job..loaded.len()).step_by(jobs).map(|i| (i, check_one(&db, &loaded[i]))).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for worker in workers {
+            for (i, result) in worker.join().expect("a check job panicked") {
+                results[i] = Some(result);
+            }
+        }
+    });
+    progress.finish();
+    let mut checked = Vec::new();
+    for (item, result) in loaded.into_iter().zip(results) {
+        if let Some(report) = result.expect("every file was checked")? {
+            checked.push(Checked { path: item.path, file: item.file, text: item.text, report });
+        }
     }
     Ok(checked)
 }
 
+/// A file named on the command line.
+fn one(path: &Path) -> crate::discover::Candidate {
+    crate::discover::Candidate { path: path.to_path_buf(), discovered: false }
+}
+
+/// The node and edge caps, checked on the parsed tree before any pass runs.
+fn enforce_limits(db: &Database, file: SourceFile, path: &str, limits: Limits) -> Result<(), ToolError> {
+    let Some(tree) = &little_passes::queries::parse(db, file).tree else { return Ok(()) };
+    for (key, cap, flag) in [("nodes", limits.max_nodes, "--max-nodes"), ("edges", limits.max_edges, "--max-edges")] {
+        let count = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()).map_or(0, <[_]>::len);
+        if count > cap {
+            return Err(ToolError(format!("`{path}` has {count} {key}, over the limit of {cap} (`{flag}`)")));
+        }
+    }
+    Ok(())
+}
+
+/// A progress line on stderr while many files are checked on a terminal.
+struct Progress {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    shown: bool,
+}
+
+impl Progress {
+    const MIN_FILES: usize = 20;
+
+    fn new(total: usize) -> Progress {
+        let shown = total >= Self::MIN_FILES && std::io::stderr().is_terminal();
+        Progress { total, done: std::sync::atomic::AtomicUsize::new(0), shown }
+    }
+
+    fn advance(&self) {
+        let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if self.shown {
+            let width = 30;
+            let filled = done * width / self.total;
+            eprint!("\r[{}{}] {done}/{} files", "#".repeat(filled), " ".repeat(width - filled), self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown {
+            eprint!("\r{}\r", " ".repeat(60));
+        }
+    }
+}
+
 fn check(
-    files: &[PathBuf],
+    paths: &[PathBuf],
     inputs: &Inputs,
     format: Format,
     deny_warnings: bool,
+    limits: Limits,
+    jobs: usize,
     out: &mut dyn Write,
 ) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&mut db, ws, files)?;
+    let candidates = crate::discover::expand(paths).map_err(ToolError)?;
+    let checked = check_files(&mut db, ws, &candidates, limits, jobs)?;
+    if checked.is_empty() {
+        let searched: Vec<String> = paths.iter().map(|p| format!("`{}`", p.display())).collect();
+        return Err(ToolError(format!("found no drafts or LWIR files below {}", searched.join(", "))));
+    }
     let count = |severity: Severity| {
         checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.severity() == severity).count()
     };
@@ -334,7 +504,7 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
 fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&mut db, ws, &[file.to_path_buf()])?;
+    let checked = check_files(&mut db, ws, &[one(file)], Limits::default(), 1)?;
     let checked = &checked[0];
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
@@ -360,7 +530,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
 fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&mut db, ws, &[path.to_path_buf()])?;
+    let checked = check_files(&mut db, ws, &[one(path)], Limits::default(), 1)?;
     let checked = &checked[0];
     let Some(file) = checked.file else {
         return Err(ToolError(format!("`{}` is not UTF-8", path.display())));

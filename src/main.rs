@@ -1,6 +1,7 @@
 //! `little`: the command line (SPEC §5).
 
 mod cli;
+mod discover;
 mod github;
 mod graph;
 mod sarif;

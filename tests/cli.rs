@@ -278,7 +278,7 @@ fn check_missing_file_is_a_tool_failure_naming_it() {
         assert!(run.stdout.is_empty(), "no partial report on a tool failure: {}", run.stdout);
     }
     let run = little(["check", s(&dir)]);
-    assert_eq!(run.code, 2, "a directory is not a draft: {}", run.stdout);
+    assert_eq!(run.code, 2, "a folder without drafts leaves nothing to check: {}", run.stdout);
     assert!(run.stderr.contains(s(&dir)), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -244,8 +244,14 @@ fn binary_garbage_and_control_characters() {
     assert_eq!(line_column(&d).0, 10, "{d}");
     let tab = dir.write("tab.json", with_replaced("clean.json", "Fetch sales", "Fetch\tsales"));
     not_json(&tab);
-    let dir_as_file = little(["check", s(&dir.0)]);
-    assert_eq!(dir_as_file.code, 2, "a directory is a tool failure");
+    // A folder is searched: the files above that are not JSON are reported, not skipped.
+    let folder = little(["check", s(&dir.0), "--format", "json"]);
+    assert_eq!(folder.code, 1, "{}", folder.stderr);
+    let report: Value = serde_json::from_str(&folder.stdout).unwrap();
+    let reported: Vec<&str> = report["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    for name in ["garbage.json", "nul.json", "tab.json"] {
+        assert!(reported.iter().any(|p| p.ends_with(name)), "{name} in {reported:?}");
+    }
 }
 
 // ---------------------------------------------------------------- wrong types

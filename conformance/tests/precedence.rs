@@ -135,6 +135,16 @@ fn an_unknown_family_silences_its_edges_and_what_follows_them() {
 }
 
 #[test]
+fn an_edge_from_an_unknown_family_still_feeds_its_required_input() {
+    let d = draft(
+        json!([start(), { "id": "fetch", "family": "dataset.retreive", "config": { "connection": "conn_wh" } }, report("report")]),
+        json!([edge("e1", "start", "fetch"),
+               { "id": "e2", "from": { "node": "fetch", "port": "dataset" }, "to": { "node": "report", "port": "data" } }]),
+    );
+    assert_eq!(check(&d), [Code::CatalogUnknownFamily]);
+}
+
+#[test]
 fn an_invalid_config_field_is_not_checked_again() {
     // The connection is not a string: the schema says so; the integration check skips it.
     let d = draft(

@@ -301,9 +301,17 @@ fn resolve_edge(
     }
     let intent = progress && from_index != to_index;
     if source.family.is_none() || target.family.is_none() {
-        // The node's unknown family is its one diagnostic.
+        // The node's unknown family is its one diagnostic: the edge still counts as wired
+        // for reachability and for the input it was aimed at.
+        let aimed = target
+            .family
+            .as_ref()
+            .and_then(|_| to.port.clone().or_else(|| target.default_port(Direction::Input).map(str::to_string)));
         if intent {
             graph.intents.push((from_index, to_index));
+        }
+        if let Some(port) = aimed {
+            graph.aimed.push((to_index, port));
         }
         return None;
     }
