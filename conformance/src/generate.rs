@@ -338,7 +338,7 @@ mod tests {
     #[ignore]
     fn write_bench_drafts() {
         let dir = std::env::temp_dir();
-        for (nodes, name) in [(1_000, "1k"), (10_000, "10k"), (100_000, "100k")] {
+        for (nodes, name) in [(1_000, "1k"), (10_000, "10k"), (100_000, "100k"), (1_000_000, "1m")] {
             let path = dir.join(format!("little-bench-{name}.json"));
             std::fs::write(&path, draft(nodes, 42)).expect("writable temp dir");
             println!("{}", path.display());
