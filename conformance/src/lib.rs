@@ -4,6 +4,7 @@
 
 pub mod generate;
 pub mod pages;
+pub mod strategies;
 
 use little_diagnostics::{Code, Severity};
 use little_frontend::catalog::DEFAULT_CATALOG;
