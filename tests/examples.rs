@@ -1,29 +1,11 @@
 //! Snapshots of `little check` on every bundled example, human and JSON.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+
+use common::{examples, quiet};
 
 fn little(args: &[&str]) -> (String, i32) {
-    let output = Command::new(env!("CARGO_BIN_EXE_little"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
-    (String::from_utf8(output.stdout).expect("UTF-8 output"), output.status.code().expect("exited"))
-}
-
-/// Every example draft (not the context or binding rows).
-fn examples() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".json") && n != "context.json" && n != "bindings.json")
-        .collect();
-    names.sort();
-    names
+    quiet(common::little(args))
 }
 
 #[test]

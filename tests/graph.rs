@@ -1,30 +1,18 @@
 //! `little graph` (issue 7): the executable topology drawn as DOT, Mermaid and SVG, with
 //! the cycle witness and the faulty nodes and edges marked, run as a user runs it.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+
+use common::Run;
 
 const DEMO: &str = "examples/graph-demo.json";
 const SETUP: [&str; 4] = ["--context", "examples/context.json", "--bindings", "examples/bindings.json"];
 
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
 fn little(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_little"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    Run {
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-        code: output.status.code().expect("exited"),
-    }
+    common::little(args)
 }
 
 fn graph(format: &str) -> Run {

@@ -2,9 +2,11 @@
 //! validation against the SARIF 2.1.0 schema (shipped in `tests/sarif-schema/`, no network),
 //! stable fingerprints, and the exit status recorded in the log.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{examples, quiet};
 use little_diagnostics::Code;
 use serde_json::Value;
 
@@ -17,29 +19,11 @@ fn manifest_dir() -> &'static Path {
 
 /// Runs `little` in `dir` with colour off: its stdout and exit code.
 fn little_in(dir: &Path, args: &[&str]) -> (String, i32) {
-    let output = Command::new(env!("CARGO_BIN_EXE_little"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
-    (String::from_utf8(output.stdout).expect("UTF-8 output"), output.status.code().expect("exited"))
+    quiet(common::little_in(dir, args))
 }
 
 fn little(args: &[&str]) -> (String, i32) {
     little_in(manifest_dir(), args)
-}
-
-/// Every example draft (not the context or binding rows).
-fn examples() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("examples"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".json") && n != "context.json" && n != "bindings.json")
-        .collect();
-    names.sort();
-    names
 }
 
 fn sarif_of(args: &[&str]) -> (Value, String, i32) {

@@ -19,8 +19,18 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    little_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// [`little`], run in `dir`.
+pub fn little_in<I, S>(dir: &Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let output = Command::new(env!("CARGO_BIN_EXE_little"))
         .args(args)
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .output()
         .expect("the little binary runs");
@@ -29,6 +39,24 @@ where
     assert!(!stderr.contains("panicked"), "little panicked:\n{stderr}");
     assert_ne!(code, 101, "little panicked:\n{stderr}");
     Run { code, stdout: String::from_utf8_lossy(&output.stdout).into_owned(), stderr }
+}
+
+/// stdout and exit code of a run that must print nothing on stderr.
+pub fn quiet(run: Run) -> (String, i32) {
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    (run.stdout, run.code)
+}
+
+/// Every example draft in examples/ (not the context or binding rows), sorted.
+pub fn examples() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("examples/")
+        .map(|e| e.expect("an entry").file_name().into_string().expect("UTF-8 name"))
+        .filter(|n| n.ends_with(".json") && n != "context.json" && n != "bindings.json")
+        .collect();
+    names.sort();
+    names
 }
 
 pub fn fixture(name: &str) -> PathBuf {
