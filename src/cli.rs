@@ -535,12 +535,12 @@ fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write)
     let Some(file) = checked.file else {
         return Err(ToolError(format!("`{}` is not UTF-8", path.display())));
     };
-    let drawing = match format {
-        GraphFormat::Dot => crate::graph::dot(&db, ws, file, &checked.report.diagnostics),
-        GraphFormat::Mermaid => crate::graph::mermaid(&db, ws, file, &checked.report.diagnostics),
-        GraphFormat::Svg => crate::graph::svg(&db, ws, file, &checked.report.diagnostics),
-    }
-    .map_err(ToolError)?;
+    let picture = match format {
+        GraphFormat::Dot => crate::graph::Picture::Dot,
+        GraphFormat::Mermaid => crate::graph::Picture::Mermaid,
+        GraphFormat::Svg => crate::graph::Picture::Svg,
+    };
+    let drawing = crate::graph::draw(&db, ws, file, &checked.report.diagnostics, picture).map_err(ToolError)?;
     write!(out, "{drawing}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)
 }
@@ -575,7 +575,8 @@ fn hash(path: &Path, out: &mut dyn Write) -> Result<i32, ToolError> {
         let rendered = render_human(&display(path), &text, &errors, &HumanOptions::default());
         return Err(ToolError(format!("`{}` is not valid JSON:\n{}", path.display(), rendered.trim_end())));
     };
-    let hash = little_hashing::canonical_hash(&tree.to_hashing_value(tree.root()))
+    let root = little_frontend::json::TreeValue { tree: &tree, idx: tree.root() };
+    let hash = little_hashing::hash_canonical(root)
         .map_err(|e| ToolError(format!("`{}` cannot be canonicalized: {e}", path.display())))?;
     writeln!(out, "{hash}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)

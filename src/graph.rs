@@ -26,34 +26,29 @@ use little_passes::project::compiled_topology;
 use little_passes::queries::document_kind;
 use little_passes::{Database, SourceFile, Workspace};
 
-pub fn dot(
-    db: &Database,
-    workspace: Workspace,
-    file: SourceFile,
-    diagnostics: &[Diagnostic],
-) -> Result<String, String> {
-    let scene = Scene::new(topology(db, workspace, file, diagnostics)?, diagnostics);
-    Ok(scene.dot())
+/// The kinds of picture `little graph` draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Picture {
+    Dot,
+    Mermaid,
+    /// DOT rendered by Graphviz.
+    Svg,
 }
 
-pub fn mermaid(
+/// The draft's topology as a picture, with the diagnostics' nodes and edges marked.
+pub fn draw(
     db: &Database,
     workspace: Workspace,
     file: SourceFile,
     diagnostics: &[Diagnostic],
+    picture: Picture,
 ) -> Result<String, String> {
     let scene = Scene::new(topology(db, workspace, file, diagnostics)?, diagnostics);
-    Ok(scene.mermaid())
-}
-
-pub fn svg(
-    db: &Database,
-    workspace: Workspace,
-    file: SourceFile,
-    diagnostics: &[Diagnostic],
-) -> Result<String, String> {
-    let dot = dot(db, workspace, file, diagnostics)?;
-    render_svg(&dot)
+    match picture {
+        Picture::Dot => Ok(scene.dot()),
+        Picture::Mermaid => Ok(scene.mermaid()),
+        Picture::Svg => render_svg(&scene.dot()),
+    }
 }
 
 /// The topology to draw, or why there is none.

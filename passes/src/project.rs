@@ -8,7 +8,7 @@ use little_frontend::json::{JsonTree, JsonValue, NodeIdx};
 use std::borrow::Cow;
 
 use little_frontend::json::TreeValue;
-use little_hashing::{HashSink, Sink, Value, canonical_hash, write_canonical, write_string};
+use little_hashing::{HashSink, Sink, hash_canonical, write_canonical, write_string};
 use little_ir::draft::{Contracts, Header, Mapping, PackageBinding, RetrySettings};
 use little_ir::topology::{ExecutionFlags, NodeIndex, TopoNode, Topology, Transition, TransitionEnd};
 use serde_json::{Map, json};
@@ -401,7 +401,7 @@ impl Candidate {
             topology_hash,
             binding_status: binding_status.to_string(),
         };
-        let hash = canonical_hash(&Value::from(&candidate.to_json())).expect("finite");
+        let hash = hash_canonical(&candidate.to_json()).expect("finite");
         candidate.id = format!("cand_{}", little_hashing::short_id(&hash));
         Some(candidate)
     }

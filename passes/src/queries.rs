@@ -110,13 +110,6 @@ pub struct Read<T> {
     pub findings: Vec<Finding>,
 }
 
-impl<T> Read<T> {
-    /// A reader document with an error cannot be trusted: the driver stops (exit 2).
-    pub fn usable(&self) -> bool {
-        !self.findings.iter().any(|f| f.diagnostic.blocking())
-    }
-}
-
 fn read_document<T: Default>(
     db: &dyn salsa::Database,
     file: SourceFile,
