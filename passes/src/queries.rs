@@ -102,7 +102,7 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
     })
 }
 
-/// A reader document (catalog, context, rows) and whether it can be used.
+/// A reader document (catalog, context, rows) and the findings about it.
 #[derive(Debug, PartialEq)]
 pub struct Read<T> {
     pub value: T,
