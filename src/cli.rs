@@ -53,6 +53,10 @@ struct Inputs {
     /// Agent binding rows (`agent-bindings/v1`); without them binding status is unknown.
     #[arg(long, value_name = "FILE")]
     bindings: Option<PathBuf>,
+    /// WorkflowDefinitionSnapshot that LWIR files are bound against (seed 000, stage 3);
+    /// without it the binding checks are skipped.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -186,7 +190,8 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
     };
     let context = inputs.context.as_deref().map(|p| reader(p, "context")).transpose()?;
     let bindings = inputs.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
-    let ws = Workspace::new(db, catalog, context, bindings);
+    let snapshot = inputs.snapshot.as_deref().map(|p| reader(p, "snapshot")).transpose()?;
+    let ws = Workspace::new(db, catalog, context, bindings, snapshot);
     let mut problems = String::new();
     let mut usable = |file: SourceFile, what: &str, findings: Vec<Diagnostic>| {
         let parse_errors = &parse(db, file).diagnostics;

@@ -94,7 +94,7 @@ fn incremental(c: &mut Criterion) {
 
     let mut db = Database::default();
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
-    let workspace = Workspace::new(&db, catalog, None, None);
+    let workspace = Workspace::new(&db, catalog, None, None, None);
     let file = SourceFile::new(&db, "draft.json".into(), original.as_str().into());
     let first = report(&db, workspace, file);
     assert!(first.candidate.is_some() && codes(&first).is_empty(), "the generated draft is valid");

@@ -36,7 +36,7 @@ fn with_draft<T>(draft: &str, setup: &Setup, run: impl FnOnce(&Database, Workspa
         SourceFile::new(&db, "catalog.json".into(), setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG).into());
     let context = setup.context.as_deref().map(|text| SourceFile::new(&db, "context.json".into(), text.into()));
     let bindings = setup.bindings.as_deref().map(|text| SourceFile::new(&db, "bindings.json".into(), text.into()));
-    let workspace = Workspace::new(&db, catalog, context, bindings);
+    let workspace = Workspace::new(&db, catalog, context, bindings, None);
     let file = SourceFile::new(&db, "draft.json".into(), draft.into());
     run(&db, workspace, file)
 }

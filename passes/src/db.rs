@@ -13,8 +13,9 @@ pub struct SourceFile {
     pub text: Arc<str>,
 }
 
-/// What every draft is checked against: the catalog, and optionally the tenant
-/// context and the binding rows (no rows file is a state of its own, SPEC §1.3).
+/// What every document is checked against: the catalog, and optionally the tenant
+/// context, the binding rows (no rows file is a state of its own, SPEC §1.3) and the
+/// definition snapshot of LWIR files.
 #[salsa::input(debug)]
 pub struct Workspace {
     #[returns(copy)]
@@ -23,6 +24,10 @@ pub struct Workspace {
     pub context: Option<SourceFile>,
     #[returns(copy)]
     pub bindings: Option<SourceFile>,
+    /// The WorkflowDefinitionSnapshot (seed 000, stage 3) that LWIR files are bound
+    /// against; without it the binding checks are skipped (SPEC §6).
+    #[returns(copy)]
+    pub snapshot: Option<SourceFile>,
 }
 
 /// Names of the queries that executed, for tests and profiling of incrementality.

@@ -35,7 +35,7 @@ fn executions(log: &little_passes::db::ExecutionLog, query: &str) -> Vec<String>
 fn a_config_edit_reruns_only_that_nodes_checks() {
     let (mut db, log) = Database::with_execution_log();
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
-    let workspace = Workspace::new(&db, catalog, None, None);
+    let workspace = Workspace::new(&db, catalog, None, None, None);
     let original = chain(1000, |i| format!("select {i}"));
     let file = SourceFile::new(&db, "draft.json".into(), original.into());
     let before = report(&db, workspace, file);
@@ -69,7 +69,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
 fn moving_text_reruns_no_check() {
     let (mut db, log) = Database::with_execution_log();
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
-    let workspace = Workspace::new(&db, catalog, None, None);
+    let workspace = Workspace::new(&db, catalog, None, None, None);
     let compact = chain(200, |i| format!("select {i}"));
     let file = SourceFile::new(&db, "draft.json".into(), compact.as_str().into());
     let before = report(&db, workspace, file);
@@ -96,7 +96,7 @@ fn a_binding_rows_edit_reruns_only_the_agent_pass() {
         )
     };
     let bindings = SourceFile::new(&db, "bindings.json".into(), rows("accepted").into());
-    let workspace = Workspace::new(&db, catalog, None, Some(bindings));
+    let workspace = Workspace::new(&db, catalog, None, Some(bindings), None);
     let draft = r#"{"format":"workflow-draft/v1","tenantId":"acme","workflowId":"wf","draftId":"d","revision":1,"catalogVersion":"2026.11",
         "nodes":[{"id":"start","family":"trigger.manual"},
                  {"id":"a","family":"agent.task","agent":{"agentId":"agt_a","revision":1}},
