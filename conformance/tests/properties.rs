@@ -27,7 +27,7 @@ fn config() -> ProptestConfig {
 }
 
 fn setup(valid: &ValidDraft) -> Setup {
-    Setup { context: valid.context_text(), ..Setup::default() }
+    valid.setup()
 }
 
 fn check(valid: &ValidDraft) -> FileReport {
