@@ -701,13 +701,14 @@ fn set_gate_input_types(d: &mut Draft, gate: &str, types: Value) -> Option<()> {
     node["contracts"] = json!({
         "version": "workflow-node-contracts/v1", "inputs": [{ "port": "in", "types": types }], "outputs": [], "artifacts": []
     });
-    // Every edge into the gate must still be a document (unmapped ones too).
-    let all_from_reports = d
+    // Only mapped edges may enter the gate: an unmapped one would be port-checked against
+    // the new types, a second fault.
+    let all_mapped = d
         .edges()
         .iter()
         .filter(|e| e["to"]["node"] == gate && e["kind"] != "retry")
-        .all(|e| e["from"]["node"].as_str().is_some_and(|f| d.family(f) == Some("report.generate")));
-    all_from_reports.then_some(())
+        .all(|e| e.get("mapping").is_some());
+    all_mapped.then_some(())
 }
 
 /// The first trigger, turned into a schedule trigger with `config`.
