@@ -18,8 +18,12 @@
 //! Spans are byte offsets into the text given to [`parse`], even when it starts with
 //! a UTF-8 byte order mark (which is skipped).
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
 use little_diagnostics::{Code, Diagnostic, Related};
 
@@ -58,7 +62,9 @@ pub enum JsonValue {
 /// One member of an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
-    pub key: Box<str>,
+    /// Shared between equal keys of one document (drafts repeat a few dozen keys
+    /// hundreds of thousands of times).
+    pub key: Arc<str>,
     /// The key's bytes, quotes included.
     pub key_span: Range<u32>,
     pub value: NodeIdx,
@@ -412,6 +418,26 @@ struct Parser<'a> {
     children: Vec<NodeIdx>,
     members: Vec<Member>,
     diagnostics: Vec<Diagnostic>,
+    /// Keys without escapes, shared: one allocation per distinct key.
+    keys: HashMap<&'a str, Arc<str>, BuildHasherDefault<Fnv>>,
+}
+
+/// FNV-1a: keys are short, and this map is on the parser's hot path.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            hash = (hash ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -426,6 +452,7 @@ impl<'a> Parser<'a> {
             children: Vec::new(),
             members: Vec::new(),
             diagnostics: Vec::new(),
+            keys: HashMap::default(),
         }
     }
 
@@ -472,7 +499,7 @@ impl<'a> Parser<'a> {
                 }
                 b'"' => {
                     let s = self.string()?;
-                    self.leaf(start, JsonValue::String(s));
+                    self.leaf(start, JsonValue::String(s.into()));
                 }
                 b'-' | b'0'..=b'9' => self.number()?,
                 b't' if self.literal("true") => self.leaf(start, JsonValue::Bool(true)),
@@ -600,7 +627,10 @@ impl<'a> Parser<'a> {
     /// Parses the key at `pos` (a `"`) and its `:`, and opens the member.
     fn member_key(&mut self) -> Result<(), Fault> {
         let start = self.pos;
-        let key = self.string()?;
+        let key = match self.string()? {
+            Cow::Borrowed(key) => self.keys.entry(key).or_insert_with(|| key.into()).clone(),
+            Cow::Owned(key) => key.into(),
+        };
         let key_span = start as u32..self.pos as u32;
         self.skip_ws();
         if self.peek() != Some(b':') {
@@ -686,7 +716,8 @@ impl<'a> Parser<'a> {
         path
     }
 
-    fn string(&mut self) -> Result<Box<str>, Fault> {
+    /// The string at `pos` (a `"`), unescaped: borrowed from the text when it has no escapes.
+    fn string(&mut self) -> Result<Cow<'a, str>, Fault> {
         let bytes = self.bytes;
         let mut i = self.pos + 1;
         let mut chunk = i;
@@ -700,10 +731,10 @@ impl<'a> Parser<'a> {
                     let tail = &self.text[chunk..i];
                     self.pos = i + 1;
                     return Ok(match owned {
-                        None => tail.into(),
+                        None => Cow::Borrowed(tail),
                         Some(mut s) => {
                             s.push_str(tail);
-                            s.into_boxed_str()
+                            Cow::Owned(s)
                         }
                     });
                 }
