@@ -25,6 +25,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use little_diagnostics::{Code, Diagnostic, Related};
 
 /// The index of a node in a [`JsonTree`].
@@ -52,8 +53,9 @@ pub enum JsonValue {
     Null,
     Bool(bool),
     /// The number exactly as written, e.g. `-1.50e+3`.
-    Number(Box<str>),
-    String(Box<str>),
+    Number(CompactString),
+    /// Up to 24 bytes inline (ids, ports, families): no allocation for most strings.
+    String(CompactString),
     Array(Box<[NodeIdx]>),
     /// Members in document order; keys are unique (later duplicates are dropped).
     Object(Box<[Member]>),
@@ -1142,5 +1144,14 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
             JsonValue::Array(items) => View::Array(items.iter().map(|&i| at(i)).collect()),
             JsonValue::Object(members) => View::Object(members.iter().map(|m| (&*m.key, at(m.value))).collect()),
         }
+    }
+}
+
+#[cfg(test)]
+mod size {
+    /// A guard on the arena: short strings are inline (24 bytes), so a node is 40 bytes.
+    #[test]
+    fn a_node_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<super::JsonNode>(), 40);
     }
 }
