@@ -104,6 +104,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
+    /// Print the WorkflowDefinitionSnapshot of a definition (the `--snapshot` file of `check`).
+    Snapshot(crate::pipeline::SnapshotArgs),
+    /// Register an LWIR against its definition: the WorkflowVersion and the compiler lock.
+    Lock(crate::pipeline::LockArgs),
+    /// Plan a workflow with an external planner: validate, snapshot, plan, register, lock.
+    Plan(crate::pipeline::PlanArgs),
+    /// Print the event sequence of planning runs.
+    Events(crate::pipeline::EventsArgs),
 }
 
 /// A failure of the tool itself (exit 2), with what the user needs to fix it.
@@ -134,6 +142,10 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Explain { code: None } => list_codes(out),
         Command::Hash { file } => hash(&file, out),
         Command::Graph { file, inputs, format } => graph(&file, &inputs, format, out),
+        Command::Snapshot(args) => crate::pipeline::snapshot(args, out).map_err(ToolError),
+        Command::Lock(args) => crate::pipeline::lock(args, out).map_err(ToolError),
+        Command::Plan(args) => crate::pipeline::plan(args, out).map_err(ToolError),
+        Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
     };
     match result {
         Ok(code) => code,
@@ -497,7 +509,7 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
                 candidate.id,
                 little_hashing::short_id(&candidate.topology_hash)
             )?,
-            None if file.report.document.is_some() => {
+            None if file.report.document.is_some() && file.report.blocking() => {
                 writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
             }
             None => {}

@@ -4,6 +4,7 @@
 pub mod anchor;
 pub mod catalog;
 pub mod context;
+pub mod definition;
 pub mod draft;
 pub mod json;
 pub mod reader;

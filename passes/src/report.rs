@@ -123,7 +123,8 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
                 DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
                 DocumentKind::Context => crate::queries::context_of(db, file).findings.clone(),
                 DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
-                DocumentKind::Lwir | DocumentKind::Definition => vec![Finding::new(
+                DocumentKind::Definition => crate::definition::definition_of(db, file).findings.clone(),
+                DocumentKind::Lwir => vec![Finding::new(
                     Code::ParseUnsupportedFormat,
                     little_frontend::anchor::Anchor::root(),
                     format!("{} documents are not checked by this version of little yet", kind.as_str()),
