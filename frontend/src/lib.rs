@@ -6,7 +6,9 @@ pub mod catalog;
 pub mod context;
 pub mod draft;
 pub mod json;
+pub mod lwir;
 pub mod reader;
+pub mod snapshot;
 
 use little_diagnostics::Code;
 
