@@ -230,6 +230,9 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
     if let Some(file) = bindings {
         usable(file, "binding rows", resolve(db, file, &bindings_of(db, file).findings));
     }
+    if let Some(file) = snapshot {
+        usable(file, "snapshot", resolve(db, file, &little_passes::lwir::binding::snapshot_of(db, file).findings));
+    }
     if let Some(message) = little_passes::checks::config::catalog_schema_problems(db, catalog) {
         problems.push_str(&message);
     }
@@ -502,13 +505,16 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
     for file in checked {
         write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
         match &file.report.candidate {
-            Some(candidate) => writeln!(
+            Some(little_passes::Issued::Draft(candidate)) => writeln!(
                 out,
                 "{}: candidate {} issued (topology {})",
                 file.path,
                 candidate.id,
                 little_hashing::short_id(&candidate.topology_hash)
             )?,
+            Some(little_passes::Issued::Lwir(version)) => {
+                writeln!(out, "{}: workflow version {} ({})", file.path, version.id, version.hash)?
+            }
             None if file.report.document.is_some() && file.report.blocking() => {
                 writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
             }
@@ -526,7 +532,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
     let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
-    let (Some(candidate), Some(topology)) = (&checked.report.candidate, topology) else {
+    let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
         write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
             .map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;

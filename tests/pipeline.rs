@@ -62,15 +62,34 @@ fn snapshot_prints_the_seed_fields_and_check_reads_it() {
             "memoryConfig"
         ]
     );
-    let slots: Vec<&str> = snapshot["modelSlots"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    let slots: Vec<&str> =
+        snapshot["modelSlots"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(slots, ["gpt-5", "gpt-4o-mini"]);
     assert_eq!(snapshot["plannerConfig"]["modelSlotId"], "gpt-5");
     // The input schema hash is the hash of the canonical schema, as `little hash` computes it.
     let dir = scratch("snapshot");
-    let definition: Value = serde_json::from_str(&std::fs::read_to_string(example("definition.json")).unwrap()).unwrap();
+    let definition: Value =
+        serde_json::from_str(&std::fs::read_to_string(example("definition.json")).unwrap()).unwrap();
     std::fs::write(dir.join("schema.json"), definition["inputSchema"].to_string()).unwrap();
     let hashed = little(["hash", &dir.join("schema.json").display().to_string()]);
     assert_eq!(hashed.stdout.trim(), snapshot["inputSchemaHash"]);
+
+    // `little check --snapshot` binds the example's LWIR against the printed snapshot.
+    std::fs::write(dir.join("snapshot.json"), &run.stdout).unwrap();
+    let snapshot_path = dir.join("snapshot.json").display().to_string();
+    let check = little(["check", &format!("{EXAMPLE}/lwir.json"), "--snapshot", &snapshot_path]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert!(check.stdout.contains("workflow version wfver_"), "{}", check.stdout);
+    std::fs::write(
+        dir.join("renamed.json"),
+        std::fs::read_to_string(example("lwir.json"))
+            .unwrap()
+            .replace(r#""name": "support.summarize-ticket""#, r#""name": "support.summarise-ticket""#),
+    )
+    .unwrap();
+    let renamed = little(["check", &dir.join("renamed.json").display().to_string(), "--snapshot", &snapshot_path]);
+    assert_eq!(renamed.code, 1);
+    assert!(renamed.stdout.contains("binding.name_mismatch"), "{}", renamed.stdout);
 
     let manifest = json(&little(["snapshot", "--manifest", &format!("{EXAMPLE}/definition.json")]));
     assert_eq!(manifest["manifest"]["harnessId"], "workflowHarness@1.0.0");
@@ -122,7 +141,11 @@ fn a_hanging_planner_is_exit_2_with_a_clear_error() {
     args[5] = "sleep 30".into();
     let run = little(&args);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("did not finish attempt 1 within 300ms (`--timeout`); it was killed"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did not finish attempt 1 within 300ms (`--timeout`); it was killed"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -181,7 +204,8 @@ fn plan_walks_through_the_worked_example_and_resumes_without_the_planner() {
     assert_eq!(document, replayed);
 
     // `little lock` on the same LWIR gives the same version and lock.
-    let locked = little(["lock", &format!("{EXAMPLE}/lwir.json"), "--definition", &format!("{EXAMPLE}/definition.json")]);
+    let locked =
+        little(["lock", &format!("{EXAMPLE}/lwir.json"), "--definition", &format!("{EXAMPLE}/definition.json")]);
     assert_eq!(locked.code, 0, "{}", locked.stdout);
     assert_eq!(json(&locked), document);
 }

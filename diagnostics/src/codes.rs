@@ -130,6 +130,7 @@ registry! {
     BindingToolNotPermitted = "binding.tool_not_permitted", Error, blocking: true, "A permitted tool is not a global tool of the snapshot.";
     BindingStepModelNotAllowed = "binding.step_model_not_allowed", Error, blocking: true, "A step uses a model outside `permissions.models`.";
     BindingStepToolNotAllowed = "binding.step_tool_not_allowed", Error, blocking: true, "A step calls a tool outside `permissions.tools`.";
+    BindingSnapshotUnavailable = "binding.snapshot_unavailable", Info, blocking: false, "No definition snapshot was given, so the binding checks did not run.";
 
     PipelineInputSchemaError = "pipeline.input_schema_error", Error, blocking: true, "The run's input does not satisfy the definition's input schema.";
     PipelineMissingTool = "pipeline.missing_tool", Error, blocking: true, "A global tool of the definition is not in the tool registry.";

@@ -7,7 +7,9 @@ pub mod context;
 pub mod definition;
 pub mod draft;
 pub mod json;
+pub mod lwir;
 pub mod reader;
+pub mod snapshot;
 
 use little_diagnostics::Code;
 

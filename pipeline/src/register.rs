@@ -94,18 +94,17 @@ impl Registration {
 /// Registers a validated LWIR (nothing blocks) and locks it to the definition.
 pub fn register(capabilities: &Capabilities, validation: &Validation) -> Result<Registration, String> {
     debug_assert!(!validation.blocking());
-    let parsed = little_frontend::json::parse(&validation.text);
-    let tree = parsed.tree.ok_or("the LWIR is not JSON")?;
-    let root = tree.root();
-    let canonical = little_hashing::canonicalize(&tree.to_hashing_value(root))
-        .map_err(|e| format!("the LWIR has no canonical form: {e}"))?;
-    let lwir_hash = little_hashing::sha256_identity(canonical.as_bytes());
-    let short = little_hashing::short_id(&lwir_hash);
-    let lwir = tree.to_serde(root);
+    // The WorkflowVersion is `little check`'s (one definition of the LWIR's identity).
+    let version = little_passes::lwir::workflow_version(&validation.text).ok_or("the LWIR has no canonical form")?;
+    let canonical = version.canonical_json.clone().ok_or("the LWIR's canonical JSON was not built")?;
+    let lwir_hash = version.hash.clone();
+    let short = little_hashing::short_id(&lwir_hash).to_string();
+    let tree = little_frontend::json::parse(&validation.text).tree.ok_or("the LWIR is not JSON")?;
+    let lwir = tree.to_serde(tree.root());
     let workflow_version = json!({
-        "id": format!("wfver_{short}"),
+        "id": version.id,
         "hash": lwir_hash,
-        "canonicalizer": little_hashing::CANONICALIZER,
+        "canonicalizer": version.canonicalizer,
         "canonicalJson": canonical,
         "lwir": lwir,
     });
