@@ -456,7 +456,7 @@ mod tests {
         let paths: Vec<&str> = findings.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             paths,
-            ["$.globalTools[1]", "$.memory.org", "$.tools[1].outputSchema", "$.tools[1].id"],
+            ["$.tools[1].outputSchema", "$.tools[1].id", "$.globalTools[1]", "$.memory.org"],
             "{findings:?}"
         );
         assert_eq!(d.global_tools, ["a"]);
