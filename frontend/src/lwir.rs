@@ -396,7 +396,11 @@ fn read_files(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Vec<
     for file in members {
         let file_at = at.at(&*file.key);
         let what = format!("file `{}`", file.key);
-        let Some(fields) = reader.object(file.value, &file_at, &what) else { continue };
+        // A malformed file still has its name (the entrypoint may name it).
+        let Some(fields) = reader.object(file.value, &file_at, &what) else {
+            files.push(CodeFile { name: file.key.to_string(), content: None, sha256: None });
+            continue;
+        };
         reader.unknown_keys(fields, &file_at, &what, FILE_KEYS);
         let text = |reader: &mut Reader<'_>, key: &str| match member(fields, key) {
             None => {
