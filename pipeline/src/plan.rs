@@ -253,7 +253,11 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
         return Err(Failure::Blocked(vec![Located::from(validation)]));
     };
 
-    // Stages 7 and 8: the LWIR validated, registered and locked.
+    // Stages 7 and 8: the LWIR validated, registered and locked. A replayed LWIR that no
+    // longer validates (the checks changed since it was recorded) is refused, never locked.
+    if validation.blocking() {
+        return Err(Failure::Blocked(vec![Located::from(validation)]));
+    }
     let registration = register(&capabilities, &validation).map_err(Failure::Tool)?;
     if completed.is_none() {
         log.append(

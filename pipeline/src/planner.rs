@@ -7,7 +7,8 @@
 //! `little-event {"type": "harness.tool_call.started", "callId": "c1", "tool": "bash", ...}`
 //! is recorded in the event log as it arrives (types: `harness.tool_call.started`,
 //! `.succeeded`, `.failed`); every other stderr line is passed through to little's stderr.
-//! When the time limit is crossed the whole process group is killed.
+//! When the time limit is crossed the whole process group is killed; when the planner
+//! exits, whatever it left running in its group is killed too.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -117,6 +118,11 @@ pub fn run(
     loop {
         if status.is_none() {
             status = child.try_wait().map_err(|e| format!("cannot wait for the planner: {e}"))?;
+            if status.is_some() {
+                // The attempt is over: what the planner left running in the background would
+                // hold its pipes open (and the reads with them), so it ends too.
+                kill_group(&child);
+            }
         }
         if status.is_some() && stdout_bytes.is_some() {
             break;
@@ -214,6 +220,15 @@ mod tests {
         assert!(matches!(output.ended, Ended::TimedOut));
         assert!(output.stdout.is_empty());
         assert!(started.elapsed() < Duration::from_secs(20), "killed, not waited for");
+    }
+
+    #[test]
+    fn background_children_do_not_keep_an_attempt_open() {
+        let started = Instant::now();
+        let (output, _) = quiet_run("sleep 30 & echo done", Duration::from_secs(20));
+        assert!(matches!(output.ended, Ended::Exited(s) if s.success()));
+        assert_eq!(output.stdout, b"done\n");
+        assert!(started.elapsed() < Duration::from_secs(10), "not waited for the background sleep");
     }
 
     #[test]

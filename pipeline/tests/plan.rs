@@ -274,3 +274,18 @@ fn a_planner_that_exits_with_an_error_is_a_tool_failure() {
     let Err(Failure::Tool(message)) = s.plan(&planner, "run_c") else { panic!("expected a tool failure") };
     assert!(message.contains("attempt 1") && message.contains("no API key"), "{message}");
 }
+
+#[test]
+fn a_recorded_lwir_that_no_longer_validates_is_never_locked() {
+    let s = Scratch::new("tampered");
+    let planner = s.good_planner();
+    registered(s.plan(&planner, "run_x"));
+    // Keep the session open (drop the last two events) and tamper with the recorded output.
+    let text = s.read("events.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = lines[..lines.len() - 2].join("\n").replace(r#"\"gpt-4o-mini\""#, r#"\"gpt-4o\""#);
+    s.write("events.jsonl", &(kept + "\n"));
+    assert_eq!(blocked_codes(s.plan(&planner, "run_x")), [Code::BindingModelNotPermitted]);
+    assert_eq!(s.runs("good").len(), 1, "replayed, not re-planned");
+    assert_eq!(s.event_types("run_x").last().unwrap(), events::MODEL_RESPONDED);
+}
