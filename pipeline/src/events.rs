@@ -107,16 +107,21 @@ pub struct EventLog {
 }
 
 impl EventLog {
-    /// Opens (creating) a log, cutting off a torn last line.
+    /// Opens (creating) a log for this process alone, cutting off a torn last line.
     pub fn open(path: &Path) -> Result<EventLog, String> {
-        let contents = read(path)?;
         let cannot = |e: std::io::Error| format!("cannot write the event log `{}`: {e}", path.display());
+        let file = OpenOptions::new().create(true).append(true).open(path).map_err(cannot)?;
+        lock_exclusively(&file).map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock => {
+                format!("the event log `{}` is in use by another `little plan`; wait for it to finish", path.display())
+            }
+            _ => cannot(e),
+        })?;
+        let contents = read(path)?;
         if contents.torn_bytes > 0 {
-            let file = OpenOptions::new().write(true).open(path).map_err(cannot)?;
             file.set_len(contents.committed_len).map_err(cannot)?;
             file.sync_all().map_err(cannot)?;
         }
-        let file = OpenOptions::new().create(true).append(true).open(path).map_err(cannot)?;
         Ok(EventLog { path: path.to_path_buf(), file, events: contents.events, truncated_bytes: contents.torn_bytes })
     }
 
@@ -139,6 +144,15 @@ impl EventLog {
         self.events.push(event.clone());
         Ok(event)
     }
+}
+
+/// An advisory lock held while the file stays open: two writers of one log would number
+/// and replay events from different pictures of it.
+fn lock_exclusively(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock(2) on a descriptor this `File` owns and keeps open; no memory is shared.
+    let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
 /// One line of `little events` for an event.
@@ -245,6 +259,17 @@ mod tests {
             events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
             [SESSION_STARTED, MODEL_CALLED, MODEL_RESPONDED]
         );
+    }
+
+    #[test]
+    fn one_writer_at_a_time() {
+        let path = temp("lock");
+        let first = EventLog::open(&path).unwrap();
+        let error = EventLog::open(&path).err().expect("the second writer is refused");
+        assert!(error.contains("in use by another"), "{error}");
+        assert!(read(&path).is_ok(), "readers are not locked out");
+        drop(first);
+        assert!(EventLog::open(&path).is_ok());
     }
 
     #[test]
