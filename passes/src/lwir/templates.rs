@@ -63,7 +63,7 @@ fn parse_expression(expr: &str) -> Result<Reference<'_>, String> {
 /// The first field of `fields` that `schema` rules out (SPEC §6: an object schema that
 /// lists `properties` and does not set `additionalProperties` to `true` or a schema),
 /// with the fields it declares there.
-pub fn unknown_field<'f>(schema: &Value, fields: &[&'f str]) -> Option<(usize, Vec<String>)> {
+pub fn unknown_field(schema: &Value, fields: &[&str]) -> Option<(usize, Vec<String>)> {
     let mut current = schema;
     for (i, field) in fields.iter().enumerate() {
         let object = current.as_object()?;
