@@ -48,6 +48,7 @@ fn codes(report: &FileReport) -> Vec<Code> {
 fn the_worked_example_is_clean_and_gets_its_workflow_version() {
     let checked = check_lwir_text(WORKED_EXAMPLE, Some(SNAPSHOT));
     assert!(checked.report.diagnostics.is_empty(), "{:?}", checked.report.diagnostics);
+    assert!(checked.snapshot_errors.is_empty());
     let version = checked.version.expect("nothing blocks");
     let text = version.canonical_json.as_deref().unwrap();
     assert!(text.starts_with(r#"{"apiVersion":"littleworkflow.dev/v0.1","input":"#), "{text}");
@@ -231,4 +232,13 @@ fn an_edit_inside_one_step_reruns_only_that_steps_checks() {
     assert!(codes(&report(&db, workspace, file)).is_empty());
     assert_eq!(count(&log, "step_findings"), 1, "only the edited step");
     assert_eq!(count(&log, "template_findings"), 1, "only the edited step's templates");
+}
+
+#[test]
+fn the_pipeline_entry_point_reports_a_faulty_snapshot() {
+    let checked = check_lwir_text(WORKED_EXAMPLE, Some(r#"{ "id": "support.summarize-ticket" }"#));
+    assert!(!checked.snapshot_errors.is_empty());
+    assert!(checked.snapshot_errors.iter().all(|d| d.code == Code::LwirInvalidShape && d.span.is_some()));
+    let not_json = check_lwir_text(WORKED_EXAMPLE, Some("{"));
+    assert_eq!(not_json.snapshot_errors[0].code, Code::ParseInvalidJson);
 }

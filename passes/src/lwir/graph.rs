@@ -91,7 +91,7 @@ pub fn lwir_graph(db: &dyn salsa::Database, file: SourceFile) -> LwirGraph {
                             format!("step `{}` needs `{need}`, but no step has that id", decl.id),
                         )
                         .node(&decl.id)
-                        .help(suggest::did_you_mean(need, first.keys().copied())),
+                        .help(suggest::did_you_mean(need, graph.ids.iter().map(String::as_str))),
                     );
                 }
             }

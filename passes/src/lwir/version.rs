@@ -5,7 +5,10 @@ use little_frontend::json::{JsonTree, TreeValue};
 use little_hashing::{CANONICALIZER, HashSink, write_canonical};
 
 use crate::db::{Database, SourceFile, Workspace};
+use crate::queries::parse;
 use crate::report::{FileReport, report};
+
+use super::binding::snapshot_of;
 
 /// A registered LWIR's identity. `canonical_json` is filled only on request (the report
 /// streams the hash without building the text).
@@ -66,6 +69,9 @@ pub fn workflow_version(lwir: &str) -> Option<WorkflowVersion> {
 pub struct LwirCheck {
     pub report: FileReport,
     pub version: Option<WorkflowVersion>,
+    /// Errors of the snapshot text itself (not JSON, a missing field, a wrong type),
+    /// located in the snapshot. The CLI refuses such a snapshot (exit 2); a caller should too.
+    pub snapshot_errors: Vec<little_diagnostics::Diagnostic>,
 }
 
 /// Checks an LWIR text against an optional snapshot text in a fresh database.
@@ -77,5 +83,19 @@ pub fn check_lwir_text(lwir: &str, snapshot: Option<&str>) -> LwirCheck {
     let file = SourceFile::new(&db, "workflow.lwir.json".into(), lwir.into());
     let report = report(&db, workspace, file);
     let version = if report.candidate.is_some() { workflow_version(lwir) } else { None };
-    LwirCheck { report, version }
+    let snapshot_errors = snapshot.map(|file| snapshot_errors(&db, file)).unwrap_or_default();
+    LwirCheck { report, version, snapshot_errors }
+}
+
+/// The parse and reader errors of a snapshot file, resolved against its text.
+pub fn snapshot_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<little_diagnostics::Diagnostic> {
+    let parsed = parse(db, file);
+    let mut errors = parsed.diagnostics.clone();
+    if let Some(tree) = &parsed.tree {
+        let resolver = little_frontend::anchor::Resolver::new(tree);
+        errors.extend(snapshot_of(db, file).findings.iter().cloned().map(|f| resolver.resolve(f)));
+    }
+    errors.retain(|d| d.severity() == little_diagnostics::Severity::Error);
+    little_diagnostics::sort(&mut errors);
+    errors
 }
