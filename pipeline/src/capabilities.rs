@@ -323,6 +323,63 @@ mod tests {
         assert_eq!(planner_slot_id(&other, &[]), "gpt-5");
     }
 
+    fn capabilities_of(text: &str) -> Capabilities {
+        let tree = little_frontend::json::parse(text).tree.expect("JSON");
+        let (definition, findings) = little_frontend::definition::read_definition(&tree);
+        assert!(findings.is_empty(), "{findings:?}");
+        Capabilities::new(definition)
+    }
+
+    const DEFINITION: &str = r#"{"format": "workflow-definition/v1", "id": "w", "description": "d",
+      "inputSchema": {"type": "object", "required": ["a"]}, "outputSchema": {"type": "object"},
+      "models": [{"providerId": "p", "modelId": "m", "description": ""}],
+      "tools": [{"id": "t2", "description": "", "inputSchema": {}, "outputSchema": {}},
+                {"id": "t1", "description": "", "inputSchema": {}, "outputSchema": {}}],
+      "globalTools": ["t2", "t1"],
+      "planner": {"model": {"providerId": "p", "modelId": "m"}, "system": "s",
+                  "skills": [{"name": "b"}, {"name": "a", "content": "x"}]}}"#;
+
+    #[test]
+    fn identities_ignore_layout_order_of_sets_and_explicit_defaults() {
+        let base = capabilities_of(DEFINITION);
+        let same = capabilities_of(
+            &DEFINITION
+                .replace(r#""globalTools": ["t2", "t1"]"#, r#""globalTools": ["t1", "t2"], "maxOuterCycles": 1"#)
+                .replace(r#""description": "d","#, r#""memory": {"workflow": "rw", "org": "ro"}, "description": "d","#)
+                .replace('\n', " "),
+        );
+        assert_eq!(base.definition_hash, same.definition_hash);
+        assert_eq!(base.manifest_hash, same.manifest_hash);
+        assert_eq!(base.snapshot, same.snapshot);
+        assert_eq!(base.snapshot["globalTools"], json!(["t1", "t2"]));
+    }
+
+    #[test]
+    fn each_manifest_field_follows_its_part_of_the_definition() {
+        let base = capabilities_of(DEFINITION);
+        let changed = |from: &str, to: &str| {
+            let other = capabilities_of(&DEFINITION.replace(from, to));
+            let diff = manifest_diff(&base.manifest, &other.manifest);
+            diff.into_iter().map(|(field, _, _)| field).collect::<Vec<_>>()
+        };
+        assert_eq!(changed(r#""system": "s""#, r#""system": "t""#), ["systemPromptHash", "workflowDefinitionHash"]);
+        assert_eq!(changed(r#""content": "x""#, r#""content": "y""#), ["skillsHash", "workflowDefinitionHash"]);
+        assert_eq!(
+            changed(r#"{"id": "t1", "description": """#, r#"{"id": "t1", "description": "new""#),
+            ["workflowDefinitionHash", "globalToolsHash"]
+        );
+        assert_eq!(
+            changed(r#""description": "d""#, r#""description": "e""#),
+            ["workflowDefinitionHash"],
+            "the description is in the definition, not in the planner's capabilities"
+        );
+        assert_eq!(
+            changed(r#""globalTools": ["t2", "t1"],"#, r#""globalTools": ["t2", "t1"], "memory": {"org": "none"},"#),
+            ["workflowDefinitionHash", "memoryStoreIds"]
+        );
+        assert_eq!(changed(r#""globalTools": ["t2", "t1"]"#, r#""globalTools": ["t2"]"#).len(), 2);
+    }
+
     #[test]
     fn requested_output_modes() {
         assert_eq!(requested_output(&json!({"type": "object"}))["mode"], "object");
