@@ -104,6 +104,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
+    /// Print the WorkflowDefinitionSnapshot of a definition (the `--snapshot` file of `check`).
+    Snapshot(crate::pipeline::SnapshotArgs),
+    /// Register an LWIR against its definition: the WorkflowVersion and the compiler lock.
+    Lock(crate::pipeline::LockArgs),
+    /// Plan a workflow with an external planner: validate, snapshot, plan, register, lock.
+    Plan(crate::pipeline::PlanArgs),
+    /// Print the event sequence of planning runs.
+    Events(crate::pipeline::EventsArgs),
 }
 
 /// A failure of the tool itself (exit 2), with what the user needs to fix it.
@@ -134,6 +142,10 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Explain { code: None } => list_codes(out),
         Command::Hash { file } => hash(&file, out),
         Command::Graph { file, inputs, format } => graph(&file, &inputs, format, out),
+        Command::Snapshot(args) => crate::pipeline::snapshot(args, out).map_err(ToolError),
+        Command::Lock(args) => crate::pipeline::lock(args, out).map_err(ToolError),
+        Command::Plan(args) => crate::pipeline::plan(args, out).map_err(ToolError),
+        Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
     };
     match result {
         Ok(code) => code,
@@ -217,6 +229,9 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
     }
     if let Some(file) = bindings {
         usable(file, "binding rows", resolve(db, file, &bindings_of(db, file).findings));
+    }
+    if let Some(file) = snapshot {
+        usable(file, "snapshot", resolve(db, file, &little_passes::lwir::binding::snapshot_of(db, file).findings));
     }
     if let Some(message) = little_passes::checks::config::catalog_schema_problems(db, catalog) {
         problems.push_str(&message);
@@ -490,14 +505,17 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
     for file in checked {
         write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
         match &file.report.candidate {
-            Some(candidate) => writeln!(
+            Some(little_passes::Issued::Draft(candidate)) => writeln!(
                 out,
                 "{}: candidate {} issued (topology {})",
                 file.path,
                 candidate.id,
                 little_hashing::short_id(&candidate.topology_hash)
             )?,
-            None if file.report.document.is_some() => {
+            Some(little_passes::Issued::Lwir(version)) => {
+                writeln!(out, "{}: workflow version {} ({})", file.path, version.id, version.hash)?
+            }
+            None if file.report.document.is_some() && file.report.blocking() => {
                 writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
             }
             None => {}
@@ -514,7 +532,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
     let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
-    let (Some(candidate), Some(topology)) = (&checked.report.candidate, topology) else {
+    let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
         write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
             .map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;

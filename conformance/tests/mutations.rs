@@ -68,9 +68,9 @@ fn verify(mutation: &Mutation, case: &Injected) -> Result<(), String> {
     ))
 }
 
-/// The codes a draft can get: every error and warning outside the LWIR and pipeline layers.
+/// The codes a draft can get: every error and warning outside the LWIR, definition and pipeline layers.
 fn draft_codes() -> BTreeSet<Code> {
-    const NOT_DRAFT: [&str; 5] = ["lwir.", "schema.", "template.", "binding.", "pipeline."];
+    const NOT_DRAFT: [&str; 6] = ["lwir.", "schema.", "template.", "binding.", "pipeline.", "definition."];
     Code::ALL
         .iter()
         .copied()

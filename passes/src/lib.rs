@@ -7,9 +7,11 @@
 
 pub mod checks;
 pub mod db;
+pub mod definition;
+pub mod lwir;
 pub mod project;
 pub mod queries;
 pub mod report;
 
 pub use db::{Database, SourceFile, Workspace};
-pub use report::{FileReport, report};
+pub use report::{FileReport, Issued, report};
