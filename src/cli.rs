@@ -531,6 +531,13 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let checked = &checked[0];
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
+    if checked.report.document == Some(little_frontend::DocumentKind::Lwir) {
+        return Err(ToolError(format!(
+            "`{}` is an LWIR: `compile` writes a draft's topology; check an LWIR with `little check` \
+             (its WorkflowVersion is the report's candidate)",
+            checked.path
+        )));
+    }
     let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
     let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
         write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))

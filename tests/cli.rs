@@ -570,3 +570,38 @@ fn hash_of_invalid_json_is_a_tool_failure() {
     assert_eq!(run.code, 2);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn an_lwir_is_checked_and_its_candidate_is_its_workflow_version() {
+    let lwir = "examples/lwir/summarize-ticket.lwir.json";
+    let snapshot = "examples/lwir/snapshot.json";
+    let run = little(["check", "--format", "json", "--snapshot", snapshot, lwir]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let file = &json(&run)["files"][0];
+    assert_eq!(file["document"], "lwir");
+    assert_eq!(file["diagnostics"], Value::Array(Vec::new()));
+    let candidate = &file["candidate"];
+    assert!(is_sha256(&candidate["hash"]), "{candidate}");
+    let hash = candidate["hash"].as_str().unwrap();
+    assert_eq!(candidate["id"], format!("wfver_{}", &hash["sha256:".len().."sha256:".len() + 16]));
+    assert_eq!(candidate["canonicalizer"], "little-workflow-canonical-json@alpha");
+    // The WorkflowVersion is the hash of the document's canonical JSON: `little hash` agrees.
+    let hashed = little(["hash", lwir]);
+    assert!(hashed.stdout.contains(hash), "{}", hashed.stdout);
+    // The human report names it.
+    let human = little(["check", "--snapshot", snapshot, lwir]);
+    assert!(
+        human.stdout.contains(&format!("workflow version {}", candidate["id"].as_str().unwrap())),
+        "{}",
+        human.stdout
+    );
+    // `compile` is for drafts: an LWIR is a usage error, not a blocked draft.
+    let dir = temp_dir("lwir-compile");
+    let compiled = little(["compile", lwir, "-o", dir.join("out.json").to_str().unwrap()]);
+    assert_eq!(compiled.code, 2);
+    assert!(compiled.stderr.contains("is an LWIR"), "{}", compiled.stderr);
+    // A faulty plan blocks: exit 1, no candidate.
+    let faulty = little(["check", "--format", "json", "--snapshot", snapshot, "examples/lwir/faulty-plan.lwir.json"]);
+    assert_eq!(faulty.code, 1);
+    assert_eq!(json(&faulty)["files"][0]["candidate"], Value::Null);
+}

@@ -3,6 +3,7 @@
 //! generated suites of later issues build on the same helpers.
 
 pub mod generate;
+pub mod lwir;
 pub mod mutations;
 pub mod pages;
 pub mod strategies;

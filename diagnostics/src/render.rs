@@ -480,12 +480,14 @@ fn fix_location(body: &str, shown: &str, real: &str) -> String {
     format!("{}{rest}", first.replacen(shown, real, 1))
 }
 
-/// What the primary label says: the edge or node concerned, else the code's summary.
+/// What the primary label says: the edge, node or LWIR step concerned, else the code's summary.
 fn primary_message(diagnostic: &Diagnostic) -> String {
     if let Some(edge) = &diagnostic.edge_id {
         format!("edge `{edge}`")
     } else if let Some(node) = &diagnostic.node_id {
-        format!("node `{node}`")
+        // An LWIR's nodes are its steps (SPEC §6), and its authors call them so.
+        let noun = if diagnostic.path.as_deref().is_some_and(|p| p.starts_with("$.steps[")) { "step" } else { "node" };
+        format!("{noun} `{node}`")
     } else {
         diagnostic.code.summary().to_owned()
     }

@@ -32,11 +32,13 @@ const TOOL_CALL_KEYS: &[&str] = &["tool", "input"];
 const FILE_KEYS: &[&str] = &["content", "sha256"];
 const SANDBOX_KEYS: &[&str] = &["network", "env", "fs"];
 
-/// An embedded JSON Schema: its value and the `sha256:` of its canonical JSON.
+/// An embedded JSON Schema: its value and, for the workflow's `input` and `output` (which
+/// the binding checks compare), the `sha256:` of its canonical JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemaDecl {
     pub value: serde_json::Value,
-    /// `None` when the schema has no canonical form (a number beyond doubles).
+    /// `None` for step schemas, and when the schema has no canonical form (a number
+    /// beyond doubles).
     pub hash: Option<String>,
 }
 
@@ -213,7 +215,7 @@ fn read_io(reader: &mut Reader<'_>, top: &[crate::json::Member], key: &str) -> O
     let at = root.at(key);
     let members = reader.object(idx, &at, &format!("`{key}`"))?;
     reader.unknown_keys(members, &at, &format!("`{key}`"), &["schema"]);
-    read_schema(reader, members, &at, &format!("`{key}`"))
+    read_schema(reader, members, &at, &format!("`{key}`"), true)
 }
 
 /// The `schema` member of `members`: a required JSON object.
@@ -222,6 +224,7 @@ fn read_schema(
     members: &[crate::json::Member],
     at: &Anchor,
     what: &str,
+    hashed: bool,
 ) -> Option<SchemaDecl> {
     let Some(idx) = member(members, "schema") else {
         reader.missing(at, what, "schema");
@@ -229,7 +232,8 @@ fn read_schema(
     };
     reader.object(idx, &at.at("schema"), &format!("{what}.schema"))?;
     let tree = reader.tree;
-    Some(SchemaDecl { value: tree.to_serde(idx), hash: little_hashing::hash_canonical(TreeValue { tree, idx }).ok() })
+    let hash = if hashed { little_hashing::hash_canonical(TreeValue { tree, idx }).ok() } else { None };
+    Some(SchemaDecl { value: tree.to_serde(idx), hash })
 }
 
 fn read_permissions(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Permissions {
@@ -316,7 +320,7 @@ fn read_step(reader: &mut Reader<'_>, item: NodeIdx, at: &Anchor) -> Option<Step
                     if let Some(mode) = member(output, "mode") {
                         reader.string(mode, &output_at.at("mode"), "`output.mode`");
                     }
-                    read_schema(reader, output, &output_at, "a step's `output`")
+                    read_schema(reader, output, &output_at, "a step's `output`", false)
                 }
             }
         }

@@ -137,6 +137,12 @@ impl<'t> Reader<'t> {
 
     /// Reports every key of `members` that is not in `known` (with did-you-mean).
     pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: &str, known: &[&str]) {
+        // A blocking unknown field (LWIR) is a fault to repair; a warning (drafts) is kept.
+        let consequence = if self.codes.unknown_field.blocking() {
+            "the format defines no such field"
+        } else {
+            "it is kept in the authored hash but has no meaning"
+        };
         for member in members {
             if !known.contains(&&*member.key) {
                 let help = suggest::did_you_mean(&member.key, known.iter().copied());
@@ -144,10 +150,7 @@ impl<'t> Reader<'t> {
                     Finding::new(
                         self.codes.unknown_field,
                         at.at(&*member.key),
-                        format!(
-                            "unknown field `{}` in {what}; it is kept in the authored hash but has no meaning",
-                            member.key
-                        ),
+                        format!("unknown field `{}` in {what}; {consequence}", member.key),
                     )
                     .help(help),
                 );

@@ -51,13 +51,26 @@ pub fn binding_findings(db: &dyn salsa::Database, workspace: Workspace, file: So
             format!("`metadata.name` is `{name}`, but the definition's id is `{}`", snapshot.id),
         ));
     }
-    for (key, schema, expected, code) in [
-        ("input", &header.input_schema, &snapshot.input_schema_hash, Code::BindingInputSchemaMismatch),
-        ("output", &header.output_schema, &snapshot.output_schema_hash, Code::BindingOutputSchemaMismatch),
+    let valid = schemas::header_schemas(db, file);
+    for (key, schema, valid, expected, code) in [
+        (
+            "input",
+            &header.input_schema,
+            valid.input_valid,
+            &snapshot.input_schema_hash,
+            Code::BindingInputSchemaMismatch,
+        ),
+        (
+            "output",
+            &header.output_schema,
+            valid.output_valid,
+            &snapshot.output_schema_hash,
+            Code::BindingOutputSchemaMismatch,
+        ),
     ] {
         // An invalid schema is already `schema.invalid`; a number with no canonical form
         // is already `parse.invalid_json`.
-        let Some(schema) = schema.as_ref().filter(|s| schemas::is_valid(s)) else { continue };
+        let Some(schema) = schema.as_ref().filter(|_| valid) else { continue };
         let Some(hash) = &schema.hash else { continue };
         if hash != expected {
             findings.push(Finding::new(

@@ -80,7 +80,7 @@ pub fn check_lwir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFi
     let Some(lwir) = lwir_ir(db, file) else { return outcome };
     let findings = &mut outcome.findings;
     findings.extend(lwir.findings.iter().cloned());
-    findings.extend(schemas::header_schema_findings(db, file).iter().cloned());
+    findings.extend(schemas::header_schemas(db, file).findings.iter().cloned());
     for &step in &lwir.steps {
         findings.extend(steps::step_findings(db, step).findings.iter().cloned());
         findings.extend(templates::template_findings(db, file, step).iter().cloned());

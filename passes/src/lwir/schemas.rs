@@ -31,11 +31,6 @@ pub fn schema_problem(schema: &serde_json::Value) -> Option<(Vec<String>, String
     }
 }
 
-/// Whether a declared schema is usable by the checks that read it.
-pub fn is_valid(schema: &SchemaDecl) -> bool {
-    schema_problem(&schema.value).is_none()
-}
-
 /// The finding for one schema at `at`, if it is not a valid JSON Schema.
 pub fn schema_finding(schema: &SchemaDecl, at: &Anchor, what: &str) -> Option<Finding> {
     let (pointer, message) = schema_problem(&schema.value)?;
@@ -67,15 +62,30 @@ fn pointer_is_array(root: &serde_json::Value, anchor: &Anchor, base: &Anchor) ->
     value.is_array()
 }
 
-/// `input.schema` and `output.schema` of the workflow.
+/// The findings about `input.schema` and `output.schema`, and whether each is usable.
+#[derive(Debug, PartialEq, Default)]
+pub struct HeaderSchemas {
+    pub findings: Vec<Finding>,
+    pub input_valid: bool,
+    pub output_valid: bool,
+}
+
+/// `input.schema` and `output.schema` of the workflow, each checked once per edit (the
+/// template and binding checks read the verdict).
 #[salsa::tracked(returns(ref))]
-pub fn header_schema_findings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Finding> {
-    let Some(lwir) = lwir_ir(db, file) else { return Vec::new() };
+pub fn header_schemas(db: &dyn salsa::Database, file: SourceFile) -> HeaderSchemas {
+    let mut out = HeaderSchemas::default();
+    let Some(lwir) = lwir_ir(db, file) else { return out };
     let header = &lwir.header;
-    [("input", &header.input_schema), ("output", &header.output_schema)]
-        .into_iter()
-        .filter_map(|(key, schema)| {
-            schema_finding(schema.as_ref()?, &Anchor::root().at(key).at("schema"), &format!("`{key}.schema`"))
-        })
-        .collect()
+    for (key, schema) in [("input", &header.input_schema), ("output", &header.output_schema)] {
+        let Some(schema) = schema else { continue };
+        let finding = schema_finding(schema, &Anchor::root().at(key).at("schema"), &format!("`{key}.schema`"));
+        let valid = finding.is_none();
+        out.findings.extend(finding);
+        match key {
+            "input" => out.input_valid = valid,
+            _ => out.output_valid = valid,
+        }
+    }
+    out
 }

@@ -111,6 +111,7 @@ pub fn template_findings<'db>(db: &'db dyn salsa::Database, file: SourceFile, st
     let Some(with) = &decl.with else { return Vec::new() };
     let Some(lwir) = lwir_ir(db, file) else { return Vec::new() };
     let graph = lwir_graph(db, file);
+    let input_valid = schemas::header_schemas(db, file).input_valid;
     let Some(me) = lwir.steps.iter().position(|s| *s == step) else { return Vec::new() };
     let base = step.anchor(db).at("with");
     let mut findings = Vec::new();
@@ -119,7 +120,9 @@ pub fn template_findings<'db>(db: &'db dyn salsa::Database, file: SourceFile, st
         for template in templates(text) {
             let finding = match template {
                 Err(message) => Some(Finding::new(Code::TemplateSyntax, at.clone(), message)),
-                Ok((expr, reference)) => check_reference(db, lwir, graph, me as u32, expr, &reference, &at),
+                Ok((expr, reference)) => {
+                    check_reference(db, lwir, graph, input_valid, me as u32, expr, &reference, &at)
+                }
             };
             findings.extend(finding.map(|f| f.node(&decl.id)));
         }
@@ -127,10 +130,12 @@ pub fn template_findings<'db>(db: &'db dyn salsa::Database, file: SourceFile, st
     findings
 }
 
+#[allow(clippy::too_many_arguments)] // one template's whole context, read once per step
 fn check_reference<'db>(
     db: &'db dyn salsa::Database,
     lwir: &super::LwirIr<'db>,
     graph: &super::graph::LwirGraph,
+    input_valid: bool,
     me: u32,
     expr: &str,
     reference: &Reference<'_>,
@@ -138,7 +143,7 @@ fn check_reference<'db>(
 ) -> Option<Finding> {
     let (schema, fields, whose) = match reference {
         Reference::Input { fields } => {
-            let schema = lwir.header.input_schema.as_ref().filter(|s| schemas::is_valid(s))?;
+            let schema = lwir.header.input_schema.as_ref().filter(|_| input_valid)?;
             (&schema.value, fields, "the workflow's input schema".to_string())
         }
         Reference::Step { id, fields } => {
