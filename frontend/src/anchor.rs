@@ -205,9 +205,12 @@ impl<'t> Resolver<'t> {
     /// Fills in the path and span of a finding (and of its related locations).
     pub fn resolve(&self, finding: Finding) -> Diagnostic {
         let Finding { mut diagnostic, at, related_at } = finding;
-        // A finding inside a node or an edge is about it, even when its check did not say so.
+        // A finding inside a node, step or edge is about it, even when its check did not say
+        // so (an LWIR step is the node of its topology: `nodeId`).
         match &at.owner {
-            Owner::Node { id, .. } if diagnostic.node_id.is_none() => diagnostic.node_id = Some(id.to_string()),
+            Owner::Node { id, .. } | Owner::Step { id, .. } if diagnostic.node_id.is_none() => {
+                diagnostic.node_id = Some(id.to_string())
+            }
             Owner::Edge { id, .. } if diagnostic.edge_id.is_none() => diagnostic.edge_id = Some(id.to_string()),
             _ => {}
         }
