@@ -5,6 +5,7 @@ mod discover;
 mod github;
 mod graph;
 mod sarif;
+mod schema;
 
 fn main() {
     std::process::exit(cli::run(std::env::args_os().collect(), &mut std::io::stdout()));

@@ -7,6 +7,7 @@ pub mod context;
 pub mod draft;
 pub mod json;
 pub mod reader;
+pub mod schemas;
 
 use little_diagnostics::Code;
 

@@ -6,7 +6,7 @@
 
 use little_diagnostics::{Code, suggest};
 
-use crate::anchor::{Anchor, Finding};
+use crate::anchor::{Anchor, Finding, Owner};
 use crate::json::{JsonTree, JsonValue, Member, NodeIdx};
 
 /// Which codes a reader reports with (drafts and LWIR have their own).
@@ -137,7 +137,12 @@ impl<'t> Reader<'t> {
 
     /// Reports every key of `members` that is not in `known` (with did-you-mean).
     pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: &str, known: &[&str]) {
+        // `$schema` at the top level names the document's JSON Schema for editors.
+        let top_level = at.owner == Owner::Root && at.pointer.is_empty();
         for member in members {
+            if top_level && &*member.key == crate::schemas::SCHEMA_KEY {
+                continue;
+            }
             if !known.contains(&&*member.key) {
                 let help = suggest::did_you_mean(&member.key, known.iter().copied());
                 self.findings.push(
