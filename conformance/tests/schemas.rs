@@ -6,10 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use little_conformance::pages::{Example, examples};
+use little_conformance::strategies::{mutated_draft, valid_draft};
 use little_conformance::{Setup, check_text, codes, generate};
 use little_diagnostics::Code;
 use little_frontend::catalog::DEFAULT_CATALOG;
 use little_frontend::schemas::{SCHEMAS, schema};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 const META: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -411,4 +413,56 @@ fn a_top_level_schema_key_is_no_unknown_field_but_elsewhere_it_is() {
     let found = codes(&check_text(&draft.to_string(), &Setup::default()));
     assert!(found.contains(&Code::DraftUnknownField), "{found:?}");
     assert!(!errors(&validator("draft"), &draft).is_empty());
+}
+
+#[test]
+fn a_negative_agent_revision_is_a_shape_fault_for_little_and_the_schema() {
+    let mut draft = base("draft");
+    let agent_node = draft["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|n| n.get("agent").is_some())
+        .expect("the full fixture has an agent node");
+    agent_node["agent"]["revision"] = json!(-1);
+    let found = codes(&check_text(&draft.to_string(), &Setup::default()));
+    assert!(found.contains(&Code::DraftInvalidShape), "{found:?}");
+    assert!(!errors(&validator("draft"), &draft).is_empty());
+}
+
+fn proptest_config() -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 48;
+    }
+    config.failure_persistence = None;
+    config
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// Generated valid drafts, and their contexts, pass their schemas.
+    #[test]
+    fn generated_valid_drafts_pass_the_schema(valid in valid_draft()) {
+        let found = errors(&validator("draft"), &valid.draft);
+        prop_assert!(found.is_empty(), "{found:?}");
+        if let Some(context) = &valid.context {
+            let found = errors(&validator("context"), context);
+            prop_assert!(found.is_empty(), "{found:?}");
+        }
+    }
+
+    /// What the draft schema rejects, little reports as a shape fault: the schema never
+    /// flags a draft that little accepts without a word.
+    #[test]
+    fn what_the_schema_rejects_little_reports(mutated in mutated_draft()) {
+        let found = errors(&validator("draft"), &mutated.draft);
+        let setup = Setup { context: mutated.context_text(), ..Setup::default() };
+        let report = check_text(&mutated.text(), &setup);
+        let not_a_draft = report.diagnostics.iter().any(|d| d.code == Code::ParseUnsupportedFormat);
+        let reported = codes(&report);
+        let shape = reported.iter().any(|c| SCHEMA_CODES.contains(c) || *c == Code::ContractInvalidEnvelope);
+        prop_assert!(found.is_empty() || shape || not_a_draft, "schema: {found:?}; little: {reported:?}");
+    }
 }
