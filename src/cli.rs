@@ -90,6 +90,8 @@ enum Command {
     },
     /// Explain a diagnostic code; without one, list every code.
     Explain { code: Option<String> },
+    /// Print the JSON Schema of a document format, for editors; without a name, list them.
+    Schema { name: Option<String> },
     /// Print the sha256 of the canonical (RFC 8785) form of any JSON document.
     Hash {
         #[arg(value_name = "FILE")]
@@ -140,6 +142,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Compile { file, output, inputs } => compile(&file, &output, &inputs, out),
         Command::Explain { code: Some(code) } => explain(&code, out),
         Command::Explain { code: None } => list_codes(out),
+        Command::Schema { name } => crate::schema::run(name.as_deref(), out).map(|()| EXIT_OK).map_err(ToolError),
         Command::Hash { file } => hash(&file, out),
         Command::Graph { file, inputs, format } => graph(&file, &inputs, format, out),
         Command::Snapshot(args) => crate::pipeline::snapshot(args, out).map_err(ToolError),

@@ -6,6 +6,7 @@ mod github;
 mod graph;
 mod pipeline;
 mod sarif;
+mod schema;
 
 fn main() {
     std::process::exit(cli::run(std::env::args_os().collect(), &mut std::io::stdout()));

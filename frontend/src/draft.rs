@@ -476,7 +476,14 @@ fn read_agent(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Agen
         }
     };
     let revision = match member(fields, "revision") {
-        Some(v) => reader.integer(v, &at.at("revision"), "`revision`").filter(|n| *n >= 0),
+        Some(v) => match reader.integer(v, &at.at("revision"), "`revision`") {
+            Some(n) if n >= 0 => Some(n),
+            Some(n) => {
+                reader.invalid(&at.at("revision"), format!("an agent's `revision` must not be negative, found {n}"));
+                None
+            }
+            None => None,
+        },
         None => {
             reader.missing(at, "`agent`", "revision");
             None

@@ -9,6 +9,7 @@ pub mod draft;
 pub mod json;
 pub mod lwir;
 pub mod reader;
+pub mod schemas;
 pub mod snapshot;
 
 use little_diagnostics::Code;

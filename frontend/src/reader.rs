@@ -6,7 +6,7 @@
 
 use little_diagnostics::{Code, suggest};
 
-use crate::anchor::{Anchor, Finding};
+use crate::anchor::{Anchor, Finding, Owner};
 use crate::json::{JsonTree, JsonValue, Member, NodeIdx};
 
 /// Which codes a reader reports with (drafts and LWIR have their own).
@@ -143,7 +143,12 @@ impl<'t> Reader<'t> {
         } else {
             "it is kept in the authored hash but has no meaning"
         };
+        // `$schema` at the top level names the document's JSON Schema for editors.
+        let top_level = at.owner == Owner::Root && at.pointer.is_empty();
         for member in members {
+            if top_level && &*member.key == crate::schemas::SCHEMA_KEY {
+                continue;
+            }
             if !known.contains(&&*member.key) {
                 let help = suggest::did_you_mean(&member.key, known.iter().copied());
                 self.findings.push(

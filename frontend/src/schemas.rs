@@ -1,0 +1,78 @@
+//! The JSON Schemas (draft 2020-12) of the document formats, shipped in `schemas/` and
+//! printed by `little schema NAME`, so that a JSON editor completes and validates a
+//! document without the server. They describe what the readers accept; where a reader
+//! only warns (an unknown key is `draft.unknown_field`), the schema still says
+//! `additionalProperties: false`, and editors show that as a warning too.
+
+/// One shipped schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DocumentSchema {
+    /// The name `little schema` takes; for documents `little` reads, the
+    /// [`DocumentKind`](crate::DocumentKind) name.
+    pub name: &'static str,
+    /// What the document is, as its `format` (or `apiVersion`) names it.
+    pub document: &'static str,
+    /// The schema text, as in `schemas/NAME.schema.json`.
+    pub text: &'static str,
+}
+
+macro_rules! schemas {
+    ($( $name:literal => $document:literal ),* $(,)?) => {
+        /// Every shipped schema, in the order of SPEC §1's table.
+        pub const SCHEMAS: &[DocumentSchema] = &[ $(
+            DocumentSchema {
+                name: $name,
+                document: $document,
+                text: include_str!(concat!("../../schemas/", $name, ".schema.json")),
+            },
+        )* ];
+    };
+}
+
+schemas! {
+    "draft" => "workflow-draft/v1",
+    "catalog" => "workflow-catalog/v1",
+    "context" => "workflow-context/v1",
+    "bindings" => "agent-bindings/v1",
+    "lwir" => "littleworkflow.dev/v0.1 Workflow (LWIR)",
+    "definition" => "workflow-definition/v1",
+    "snapshot" => "WorkflowDefinitionSnapshot (seed 000, stage 3)",
+}
+
+/// The schema named `name`.
+pub fn schema(name: &str) -> Option<&'static DocumentSchema> {
+    SCHEMAS.iter().find(|s| s.name == name)
+}
+
+/// The schema of a document kind `little` reads.
+pub fn schema_of(kind: crate::DocumentKind) -> &'static DocumentSchema {
+    schema(kind.as_str()).expect("every document kind has a schema")
+}
+
+/// The key a document may carry at its top level to name its schema for editors.
+/// Readers accept it without a `draft.unknown_field` warning and give it no meaning.
+pub const SCHEMA_KEY: &str = "$schema";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DocumentKind;
+
+    #[test]
+    fn every_document_kind_has_a_schema_naming_its_format() {
+        for kind in [
+            DocumentKind::Draft,
+            DocumentKind::Catalog,
+            DocumentKind::Context,
+            DocumentKind::Bindings,
+            DocumentKind::Lwir,
+            DocumentKind::Definition,
+        ] {
+            let schema = schema_of(kind);
+            let value: serde_json::Value = serde_json::from_str(schema.text).expect("a schema is JSON");
+            let id = value["$id"].as_str().expect("a schema has an `$id`");
+            assert!(id.ends_with(&format!("/{}.schema.json", schema.name)), "{id}");
+        }
+        assert!(schema("nope").is_none());
+    }
+}
