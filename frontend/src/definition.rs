@@ -3,7 +3,7 @@
 //! finding at its anchor; defaults are filled in here, so that every later stage (and
 //! every hash) sees one normalized definition.
 
-use little_diagnostics::{Code, suggest};
+use little_diagnostics::Code;
 use serde_json::Value;
 
 use crate::anchor::{Anchor, Finding};
@@ -155,20 +155,10 @@ struct DefinitionReader<'t> {
 }
 
 impl<'t> DefinitionReader<'t> {
+    /// Unknown keys are `definition.invalid_shape`: the format is strict, since an unknown
+    /// key would drop out of the definition hash without a word.
     fn strict_keys(&mut self, members: &[crate::json::Member], at: &Anchor, what: &str, known: &[&str]) {
-        for m in members {
-            if !known.contains(&&*m.key) {
-                let help = suggest::did_you_mean(&m.key, known.iter().copied());
-                self.reader.findings.push(
-                    Finding::new(
-                        Code::DefinitionInvalidShape,
-                        at.at(&*m.key),
-                        format!("unknown field `{}` in {what}", m.key),
-                    )
-                    .help(help),
-                );
-            }
-        }
+        self.reader.unknown_keys(members, at, what, known);
     }
 
     /// A required non-empty string field.
@@ -434,6 +424,15 @@ mod tests {
         let paths: Vec<&str> = findings.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["$.plannr", "$.id", "$.models[0].description", "$.maxOuterCycles"], "{findings:?}");
         assert!(findings[0].1.contains("unknown field `plannr`"));
+    }
+
+    #[test]
+    fn a_top_level_schema_key_is_for_editors_but_nowhere_else() {
+        let text =
+            MINIMAL.replacen('{', r#"{"$schema": "https://littleworkflow.dev/schemas/v1/definition.schema.json", "#, 1);
+        assert!(read(&text).1.is_empty());
+        let nested = MINIMAL.replace(r#""id": "w""#, r#""id": "w", "planner2": {"$schema": "x"}"#);
+        assert_eq!(read(&nested).1.len(), 1, "an unknown key is still one finding");
     }
 
     #[test]
