@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod db;
+pub mod inputs;
 pub mod project;
 pub mod queries;
 pub mod report;
