@@ -59,7 +59,7 @@ impl Client {
             "rootUri": options.root.map(|r| Url::from_directory_path(r).unwrap()),
             "capabilities": {
                 "general": { "positionEncodings": options.encodings },
-                "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } },
+                "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true }, "configuration": true },
             },
         });
         if let Some(init) = options.initialization_options {
