@@ -63,7 +63,18 @@ impl LineIndex {
         let column = match encoding {
             Encoding::Utf8 => prefix.len() as u32,
             // Count per character start byte: 4-byte sequences are two UTF-16 units.
-            Encoding::Utf16 => prefix.iter().map(|&b| if b & 0xC0 == 0x80 { 0 } else if b >= 0xF0 { 2 } else { 1 }).sum(),
+            Encoding::Utf16 => prefix
+                .iter()
+                .map(|&b| {
+                    if b & 0xC0 == 0x80 {
+                        0
+                    } else if b >= 0xF0 {
+                        2
+                    } else {
+                        1
+                    }
+                })
+                .sum(),
         };
         (line as u32, column)
     }

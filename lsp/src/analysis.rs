@@ -189,7 +189,10 @@ pub fn family_markdown(family: &Family) -> String {
     out.push_str(&ports_markdown("Outputs", &family.outputs));
     out.push_str(&config_summary(family.config_schema.as_ref()));
     if !family.requires.is_empty() {
-        out.push_str(&format!("\nRequires: {}\n", family.requires.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")));
+        out.push_str(&format!(
+            "\nRequires: {}\n",
+            family.requires.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        ));
     }
     out
 }

@@ -9,10 +9,10 @@ use little_frontend::json::{JsonTree, NodeIdx};
 use little_passes::queries::{catalog_of, parse};
 use lsp_types::request::Request as _;
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability,
-    CompletionItem, CompletionItemKind, CompletionOptions, CompletionParams, CompletionTextEdit, DiagnosticRelatedInformation,
-    DiagnosticSeverity, DocumentSymbol, DocumentSymbolParams, GotoDefinitionParams, Hover, HoverContents,
-    HoverParams, HoverProviderCapability, Location, MarkupContent, MarkupKind, NumberOrString, OneOf, Position,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability, CompletionItem,
+    CompletionItemKind, CompletionOptions, CompletionParams, CompletionTextEdit, DiagnosticRelatedInformation,
+    DiagnosticSeverity, DocumentSymbol, DocumentSymbolParams, GotoDefinitionParams, Hover, HoverContents, HoverParams,
+    HoverProviderCapability, Location, MarkupContent, MarkupKind, NumberOrString, OneOf, Position,
     PositionEncodingKind, ServerCapabilities, SymbolKind, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit,
     Url, WorkspaceEdit, request,
 };
@@ -124,7 +124,10 @@ pub fn to_lsp(
         .related
         .iter()
         .map(|r| DiagnosticRelatedInformation {
-            location: Location { uri: uri.clone(), range: range(text, index, &r.span.clone().unwrap_or(0..0), encoding) },
+            location: Location {
+                uri: uri.clone(),
+                range: range(text, index, &r.span.clone().unwrap_or(0..0), encoding),
+            },
             message: r.message.clone(),
         })
         .collect();
@@ -188,7 +191,10 @@ fn hover(snapshot: &Snapshot, params: HoverParams) -> Option<Hover> {
         return None;
     }
     Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: sections.join("\n\n---\n\n") }),
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: sections.join("\n\n---\n\n"),
+        }),
         range: span.map(|s| snapshot.range(&s)),
     })
 }
@@ -207,7 +213,14 @@ fn definition(snapshot: &Snapshot, params: GotoDefinitionParams) -> Option<Locat
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be spelled out
-fn symbol(name: String, detail: Option<String>, kind: SymbolKind, range: lsp_types::Range, selection: lsp_types::Range, children: Option<Vec<DocumentSymbol>>) -> DocumentSymbol {
+fn symbol(
+    name: String,
+    detail: Option<String>,
+    kind: SymbolKind,
+    range: lsp_types::Range,
+    selection: lsp_types::Range,
+    children: Option<Vec<DocumentSymbol>>,
+) -> DocumentSymbol {
     DocumentSymbol { name, detail, kind, tags: None, deprecated: None, range, selection_range: selection, children }
 }
 
@@ -225,7 +238,9 @@ fn symbols(snapshot: &Snapshot, _params: DocumentSymbolParams) -> Option<Vec<Doc
                 "nodes" => analysis::member_string(tree, element, "family").map(str::to_string),
                 "edges" => {
                     let end = |end: &str| {
-                        tree.get(element, end).and_then(|m| analysis::member_string(tree, m.value, "node")).unwrap_or("?")
+                        tree.get(element, end)
+                            .and_then(|m| analysis::member_string(tree, m.value, "node"))
+                            .unwrap_or("?")
                     };
                     Some(format!("{} → {}", end("from"), end("to")))
                 }
@@ -235,7 +250,14 @@ fn symbols(snapshot: &Snapshot, _params: DocumentSymbolParams) -> Option<Vec<Doc
             children.push(symbol(name, detail, kind, range, snapshot.range(&tree.span(id.value)), None));
         }
         let range = snapshot.range(&tree.span(member.value));
-        outline.push(symbol(key.to_string(), None, SymbolKind::ARRAY, range, snapshot.range(&member.key_span), Some(children)));
+        outline.push(symbol(
+            key.to_string(),
+            None,
+            SymbolKind::ARRAY,
+            range,
+            snapshot.range(&member.key_span),
+            Some(children),
+        ));
     }
     Some(outline)
 }
@@ -326,12 +348,16 @@ fn code_actions(snapshot: &Snapshot, params: CodeActionParams) -> Option<Vec<Cod
         }
         let Some(fix) = analysis::fix(tree, &d) else { continue };
         let edit = TextEdit { range: snapshot.range(&fix.span), new_text: fix.replacement };
-        let diagnostic = to_lsp(&d, &snapshot.uri, &snapshot.text, &snapshot.index, snapshot.encoding, &snapshot.settings);
+        let diagnostic =
+            to_lsp(&d, &snapshot.uri, &snapshot.text, &snapshot.index, snapshot.encoding, &snapshot.settings);
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
             title: fix.title,
             kind: Some(CodeActionKind::QUICKFIX),
             diagnostics: Some(vec![diagnostic]),
-            edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(snapshot.uri.clone(), vec![edit])])), ..WorkspaceEdit::default() }),
+            edit: Some(WorkspaceEdit {
+                changes: Some(HashMap::from([(snapshot.uri.clone(), vec![edit])])),
+                ..WorkspaceEdit::default()
+            }),
             is_preferred: Some(true),
             ..CodeAction::default()
         }));

@@ -17,10 +17,9 @@ use lsp_types::notification::Notification as _;
 use lsp_types::request::Request as _;
 use lsp_types::{
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
-    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    FileSystemWatcher, GlobPattern, InitializeParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams,
-    Registration, RegistrationParams, ShowMessageParams, Unregistration, UnregistrationParams, Url, notification,
-    request,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams, FileSystemWatcher,
+    GlobPattern, InitializeParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams, Registration,
+    RegistrationParams, ShowMessageParams, Unregistration, UnregistrationParams, Url, notification, request,
 };
 use salsa::Setter;
 
@@ -210,8 +209,7 @@ impl Server {
                 let path = document.uri.to_file_path().map_or(document.uri.to_string(), |p| p.display().to_string());
                 let file = SourceFile::new(&self.db, path, text.clone());
                 let index = Arc::new(LineIndex::new(&text));
-                self.documents
-                    .insert(document.uri.clone(), Document { file, version: document.version, text, index });
+                self.documents.insert(document.uri.clone(), Document { file, version: document.version, text, index });
                 self.check(&document.uri);
             }
             notification::DidChangeTextDocument::METHOD => {
@@ -223,7 +221,8 @@ impl Server {
                 for change in params.content_changes {
                     match change.range {
                         Some(range) => {
-                            let at = |p: lsp_types::Position| index.offset(&text, p.line, p.character, encoding) as usize;
+                            let at =
+                                |p: lsp_types::Position| index.offset(&text, p.line, p.character, encoding) as usize;
                             let (start, end) = (at(range.start), at(range.end));
                             text.replace_range(start..end.max(start), &change.text);
                         }
@@ -428,8 +427,11 @@ impl Server {
             }));
             match outcome {
                 Ok(Ok(diagnostics)) => {
-                    let params =
-                        PublishDiagnosticsParams { uri: snapshot.uri.clone(), diagnostics, version: Some(snapshot.version) };
+                    let params = PublishDiagnosticsParams {
+                        uri: snapshot.uri.clone(),
+                        diagnostics,
+                        version: Some(snapshot.version),
+                    };
                     let _ = sender
                         .send(Notification::new(notification::PublishDiagnostics::METHOD.to_string(), params).into());
                     // The clone is dropped only now: an edit waits for it, so this version's
@@ -444,7 +446,8 @@ impl Server {
                 Err(_panic) => {
                     let message = format!("little: checking {} failed; this is a bug in little", snapshot.uri);
                     let params = ShowMessageParams { typ: MessageType::ERROR, message };
-                    let _ = sender.send(Notification::new(notification::ShowMessage::METHOD.to_string(), params).into());
+                    let _ =
+                        sender.send(Notification::new(notification::ShowMessage::METHOD.to_string(), params).into());
                 }
             }
         });
@@ -459,7 +462,11 @@ impl Server {
             let response = if known {
                 Response::new_err(request.id, ErrorCode::InvalidParams as i32, "the document is not open".to_string())
             } else {
-                Response::new_err(request.id, ErrorCode::MethodNotFound as i32, format!("unknown method {}", request.method))
+                Response::new_err(
+                    request.id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("unknown method {}", request.method),
+                )
             };
             self.send(response);
             return;

@@ -49,7 +49,11 @@ impl Settings {
 
     /// The settings files, for watching.
     pub fn files(&self) -> Vec<&Path> {
-        [&self.catalog, &self.context, &self.bindings, &self.snapshot].into_iter().flatten().map(PathBuf::as_path).collect()
+        [&self.catalog, &self.context, &self.bindings, &self.snapshot]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect()
     }
 
     pub fn explain_url(&self, code: &str) -> String {

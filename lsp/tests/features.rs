@@ -20,13 +20,18 @@ fn diagnostics_at_the_right_range(encodings: &[&str], utf16: bool) {
     let text = faulty();
     let uri = uri("draft.json");
     let diagnostics = client.open(&uri, &text);
-    let unknown: Vec<_> =
-        diagnostics.iter().filter(|d| d.code == Some(lsp_types::NumberOrString::String("catalog.unknown_family".into()))).collect();
+    let unknown: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.code == Some(lsp_types::NumberOrString::String("catalog.unknown_family".into())))
+        .collect();
     assert_eq!(unknown.len(), 1, "{diagnostics:#?}");
     let d = unknown[0];
     let start = text.find(r#""dataset.retreive""#).unwrap();
     let end = start + r#""dataset.retreive""#.len();
-    assert_eq!(serde_json::to_value(d.range).unwrap(), json!({ "start": position(&text, start, utf16), "end": position(&text, end, utf16) }));
+    assert_eq!(
+        serde_json::to_value(d.range).unwrap(),
+        json!({ "start": position(&text, start, utf16), "end": position(&text, end, utf16) })
+    );
     assert_eq!(d.severity, Some(lsp_types::DiagnosticSeverity::ERROR));
     assert_eq!(d.source.as_deref(), Some("little"));
     assert_eq!(d.code_description.as_ref().unwrap().href.as_str(), "https://little.dev/explain/catalog.unknown_family");
@@ -86,7 +91,8 @@ fn definition_of_an_edge_endpoint_and_of_an_lwir_need() {
     client.open(&draft, SUPPORT_TRIAGE);
     // `"to": { "node": "history" }` of e1 goes to the node `history`.
     let at = position_of(SUPPORT_TRIAGE, r#""to": { "node": "history" }"#, r#""to": { "node": "h"#.len(), true);
-    let location = client.request("textDocument/definition", json!({ "textDocument": { "uri": draft }, "position": at }));
+    let location =
+        client.request("textDocument/definition", json!({ "textDocument": { "uri": draft }, "position": at }));
     let target = SUPPORT_TRIAGE.find(r#""history""#).unwrap();
     assert_eq!(location["uri"], draft.as_str());
     assert_eq!(location["range"]["start"], position(SUPPORT_TRIAGE, target, true));
@@ -96,7 +102,8 @@ fn definition_of_an_edge_endpoint_and_of_an_lwir_need() {
     assert_eq!(none, Value::Null);
 
     let lwir_text = r#"{
-  "format": "lwir/v1",
+  "apiVersion": "littleworkflow.dev/v0.1",
+  "kind": "Workflow",
   "steps": [
     { "id": "fetch", "uses": "tool.call", "needs": [], "with": { "tool": "t", "input": {} } },
     { "id": "summarize", "uses": "ai.generate", "needs": ["fetch"], "with": { "model": "m", "prompt": "p" } }
@@ -105,7 +112,8 @@ fn definition_of_an_edge_endpoint_and_of_an_lwir_need() {
     let lwir = uri("plan.lwir.json");
     client.open(&lwir, lwir_text);
     let at = position_of(lwir_text, r#"["fetch"]"#, 3, true);
-    let location = client.request("textDocument/definition", json!({ "textDocument": { "uri": lwir }, "position": at }));
+    let location =
+        client.request("textDocument/definition", json!({ "textDocument": { "uri": lwir }, "position": at }));
     assert_eq!(location["range"]["start"], position(lwir_text, lwir_text.find(r#""fetch""#).unwrap(), true));
     let symbols = client.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": lwir } }));
     assert_eq!(symbols[0]["name"], "steps");
@@ -193,13 +201,21 @@ fn completion_where_names_are_expected() {
 fn apply(text: &str, edits: &[Value]) -> String {
     let offset = |p: &Value| {
         let index = little_diagnostics::LineIndex::new(text);
-        index.offset(text, p["line"].as_u64().unwrap() as u32, p["character"].as_u64().unwrap() as u32, little_diagnostics::Encoding::Utf16) as usize
+        index.offset(
+            text,
+            p["line"].as_u64().unwrap() as u32,
+            p["character"].as_u64().unwrap() as u32,
+            little_diagnostics::Encoding::Utf16,
+        ) as usize
     };
     let mut out = text.to_string();
     let mut edits: Vec<&Value> = edits.iter().collect();
     edits.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
     for edit in edits {
-        out.replace_range(offset(&edit["range"]["start"])..offset(&edit["range"]["end"]), edit["newText"].as_str().unwrap());
+        out.replace_range(
+            offset(&edit["range"]["start"])..offset(&edit["range"]["end"]),
+            edit["newText"].as_str().unwrap(),
+        );
     }
     out
 }
@@ -225,7 +241,12 @@ fn code_actions_apply_the_did_you_mean() {
     let edits: Vec<Value> =
         actions.iter().flat_map(|a| a["edit"]["changes"][uri.as_str()].as_array().unwrap().clone()).collect();
     let fixed = apply(&text, &edits);
-    assert_eq!(fixed, SUPPORT_TRIAGE.replace(r#""title": "Customer history","#, r#""title": "Grüße → 𝄞", "family": "dataset.retrieve","#).replace(r#"{ "id": "history", "family": "dataset.retrieve","#, r#"{ "id": "history","#));
+    assert_eq!(
+        fixed,
+        SUPPORT_TRIAGE
+            .replace(r#""title": "Customer history","#, r#""title": "Grüße → 𝄞", "family": "dataset.retrieve","#)
+            .replace(r#"{ "id": "history", "family": "dataset.retrieve","#, r#"{ "id": "history","#)
+    );
     let after = client.replace(&uri, 2, &fixed);
     assert!(after.iter().all(|d| !d.message.contains("did you mean")), "{after:#?}");
     // A range away from any fault gets no action.
@@ -245,7 +266,10 @@ fn closing_clears_and_unknown_requests_fail_cleanly() {
     assert!(!client.open(&uri, &faulty()).is_empty());
     client.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri } }));
     assert!(client.diagnostics(&uri, None).is_empty());
-    let response = client.request_raw("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 0 } }));
+    let response = client.request_raw(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 0 } }),
+    );
     assert_eq!(response.error.unwrap().code, lsp_server::ErrorCode::InvalidParams as i32);
     let response = client.request_raw("little/unknown", json!({}));
     assert_eq!(response.error.unwrap().code, lsp_server::ErrorCode::MethodNotFound as i32);

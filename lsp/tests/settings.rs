@@ -78,7 +78,11 @@ fn a_bad_catalog_is_shown_on_the_file_and_checking_goes_on() {
     let on_catalog = client.diagnostics(&catalog_uri, None);
     assert!(!on_catalog.is_empty());
     assert!(on_catalog.iter().all(|d| d.severity == Some(lsp_types::DiagnosticSeverity::ERROR)));
-    assert!(client.messages.iter().any(|m| m.contains("cannot be used") && m.contains("catalog.json")), "{:?}", client.messages);
+    assert!(
+        client.messages.iter().any(|m| m.contains("cannot be used") && m.contains("catalog.json")),
+        "{:?}",
+        client.messages
+    );
     // The draft is still checked, against the embedded catalog: no unknown family.
     let draft = uri("draft.json");
     let diagnostics = client.open(&draft, SUPPORT_TRIAGE);
@@ -90,7 +94,11 @@ fn a_bad_catalog_is_shown_on_the_file_and_checking_goes_on() {
     let diagnostics = client.diagnostics(&draft, Some(1));
     assert!(!has(&diagnostics, "catalog.unknown_family"));
     let _ = client.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": draft } }));
-    assert!(client.messages.iter().any(|m| m.contains("cannot read") && m.contains("nowhere.json")), "{:?}", client.messages);
+    assert!(
+        client.messages.iter().any(|m| m.contains("cannot read") && m.contains("nowhere.json")),
+        "{:?}",
+        client.messages
+    );
     assert!(client.messages.iter().any(|m| m.contains("`catalgo` must be a string")), "{:?}", client.messages);
     client.shutdown();
 }

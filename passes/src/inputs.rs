@@ -90,13 +90,8 @@ pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
             }
             None => Vec::new(),
         };
-        let all: Vec<Diagnostic> = parsed
-            .diagnostics
-            .iter()
-            .cloned()
-            .chain(resolved)
-            .filter(|d| d.severity() == Severity::Error)
-            .collect();
+        let all: Vec<Diagnostic> =
+            parsed.diagnostics.iter().cloned().chain(resolved).filter(|d| d.severity() == Severity::Error).collect();
         if !all.is_empty() {
             problems.push_str(&format!("the {what} `{}` cannot be used:\n", file.path(db)));
             problems.push_str(&render_human(file.path(db), file.text(db), &all, &HumanOptions::default()));

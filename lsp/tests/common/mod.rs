@@ -129,6 +129,20 @@ impl Client {
         }
     }
 
+    /// The version of `uri`'s next publish.
+    pub fn published_version(&mut self, uri: &Url) -> Option<i32> {
+        loop {
+            if let Message::Notification(n) = self.next()
+                && n.method == "textDocument/publishDiagnostics"
+            {
+                let params: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                if &params.uri == uri {
+                    return params.version;
+                }
+            }
+        }
+    }
+
     pub fn open(&mut self, uri: &Url, text: &str) -> Vec<Diagnostic> {
         self.notify(
             "textDocument/didOpen",
