@@ -105,6 +105,32 @@ fn keystroke(c: &mut Criterion) {
             total
         })
     });
+
+    // The same edit without the server, to split the cost: salsa's part (`diagnostics_report` after
+    // `set_text`), and of that, the parse of the whole text alone.
+    let mut db = little_passes::Database::default();
+    let catalog =
+        little_passes::SourceFile::new(&db, "catalog".into(), little_frontend::catalog::DEFAULT_CATALOG.into());
+    let workspace = little_passes::Workspace::new(&db, catalog, None, None, None);
+    let file = little_passes::SourceFile::new(&db, "draft".into(), text.as_str().into());
+    little_passes::report(&db, workspace, file);
+    let edited = format!("{}9{}", &text[..at], &text[at..]);
+    let mut flip = false;
+    group.bench_function("set_text_to_report", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                flip = !flip;
+                let next: std::sync::Arc<str> = if flip { edited.as_str().into() } else { text.as_str().into() };
+                let began = Instant::now();
+                salsa::Setter::to(little_passes::SourceFile::set_text(file, &mut db), next);
+                std::hint::black_box(little_passes::diagnostics_report(&db, workspace, file));
+                total += began.elapsed();
+            }
+            total
+        })
+    });
+    group.bench_function("parse_only", |b| b.iter(|| little_frontend::json::parse(std::hint::black_box(&text))));
     group.finish();
 }
 

@@ -97,7 +97,7 @@ impl Snapshot {
     }
 
     fn report(&self) -> little_passes::FileReport {
-        little_passes::report(&self.db, self.workspace, self.file)
+        little_passes::diagnostics_report(&self.db, self.workspace, self.file)
     }
 
     fn location(&self, node: NodeIdx, tree: &JsonTree) -> Location {

@@ -28,8 +28,9 @@ use crate::settings::{SETTINGS_FILE, Settings};
 
 /// What a worker tells the main loop.
 enum Done {
-    /// A diagnostics job was cancelled by an edit: check `uri` again if it is still open.
-    Cancelled { uri: Url },
+    /// A diagnostics job was cancelled by an edit: check `uri` again unless it is closed or
+    /// a later check (`generation`) has started since.
+    Cancelled { uri: Url, generation: u64 },
 }
 
 /// An open document.
@@ -38,6 +39,8 @@ struct Document {
     version: i32,
     text: Arc<str>,
     index: Arc<LineIndex>,
+    /// Counts the checks started, so that a cancelled one is redone only if it was the last.
+    generation: u64,
 }
 
 /// Everything a worker needs, detached from the main loop.
@@ -170,8 +173,8 @@ impl Server {
                     }
                 }
                 recv(self.done) -> done => match done {
-                    Ok(Done::Cancelled { uri }) => {
-                        if self.documents.contains_key(&uri) {
+                    Ok(Done::Cancelled { uri, generation }) => {
+                        if self.documents.get(&uri).is_some_and(|d| d.generation == generation) {
                             self.check(&uri);
                         }
                     }
@@ -209,7 +212,10 @@ impl Server {
                 let path = document.uri.to_file_path().map_or(document.uri.to_string(), |p| p.display().to_string());
                 let file = SourceFile::new(&self.db, path, text.clone());
                 let index = Arc::new(LineIndex::new(&text));
-                self.documents.insert(document.uri.clone(), Document { file, version: document.version, text, index });
+                self.documents.insert(
+                    document.uri.clone(),
+                    Document { file, version: document.version, text, index, generation: 0 },
+                );
                 self.check(&document.uri);
             }
             notification::DidChangeTextDocument::METHOD => {
@@ -417,8 +423,11 @@ impl Server {
     }
 
     /// Checks one open document on a worker and publishes its diagnostics.
-    fn check(&self, uri: &Url) {
+    fn check(&mut self, uri: &Url) {
         let Some(snapshot) = self.snapshot(uri) else { return };
+        let Some(document) = self.documents.get_mut(uri) else { return };
+        document.generation += 1;
+        let generation = document.generation;
         let sender = self.sender.clone();
         let done = self.done_sender.clone();
         std::thread::spawn(move || {
@@ -441,7 +450,7 @@ impl Server {
                 Ok(Err(_cancelled)) => {
                     let uri = snapshot.uri.clone();
                     drop(snapshot);
-                    let _ = done.send(Done::Cancelled { uri });
+                    let _ = done.send(Done::Cancelled { uri, generation });
                 }
                 Err(_panic) => {
                     let message = format!("little: checking {} failed; this is a bug in little", snapshot.uri);

@@ -13,4 +13,4 @@ pub mod queries;
 pub mod report;
 
 pub use db::{Database, SourceFile, Workspace};
-pub use report::{FileReport, report};
+pub use report::{FileReport, diagnostics_report, report};
