@@ -42,9 +42,9 @@ pub fn cursor_at(tree: &JsonTree, offset: u32) -> Cursor<'_> {
         let next = match tree.value(current) {
             JsonValue::Object(members) => members.iter().find_map(|m| {
                 if contains(&m.key_span, offset) {
-                    Some((Part::Key(&*m.key), m.value, true))
+                    Some((Part::Key(&m.key), m.value, true))
                 } else {
-                    contains(&tree.span(m.value), offset).then_some((Part::Key(&*m.key), m.value, false))
+                    contains(&tree.span(m.value), offset).then_some((Part::Key(&m.key), m.value, false))
                 }
             }),
             JsonValue::Array(items) => items
@@ -147,7 +147,7 @@ pub fn family_of_end<'c>(tree: &JsonTree, catalog: &'c Catalog, edge: NodeIdx, e
 }
 
 /// The branch labels a router node declares in `config.branches[].label`.
-pub fn branch_labels<'t>(tree: &'t JsonTree, node: NodeIdx) -> Vec<&'t str> {
+pub fn branch_labels(tree: &JsonTree, node: NodeIdx) -> Vec<&str> {
     let Some(config) = tree.get(node, "config") else { return Vec::new() };
     let Some(branches) = tree.get(config.value, "branches").and_then(|m| tree.value(m.value).as_array()) else {
         return Vec::new();

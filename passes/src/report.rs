@@ -24,7 +24,7 @@ pub struct DraftOutcome {
 
 /// The executable agent nodes of a draft (first occurrences), whose binding status the
 /// candidate reports.
-fn agent_ids<'a>(graph: &'a crate::checks::resolve::ResolvedGraph) -> Vec<&'a str> {
+fn agent_ids(graph: &crate::checks::resolve::ResolvedGraph) -> Vec<&str> {
     graph
         .nodes
         .iter()

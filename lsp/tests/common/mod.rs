@@ -27,17 +27,12 @@ pub struct Client {
     pub initialize_result: Value,
 }
 
+#[derive(Default)]
 pub struct Options<'a> {
     pub encodings: &'a [&'a str],
     pub initialization_options: Option<Value>,
     pub root: Option<&'a Path>,
     pub db: Database,
-}
-
-impl Default for Options<'_> {
-    fn default() -> Self {
-        Options { encodings: &[], initialization_options: None, root: None, db: Database::default() }
-    }
 }
 
 impl Client {
