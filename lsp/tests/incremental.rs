@@ -90,3 +90,33 @@ fn edits_in_quick_succession_publish_in_order_and_end_on_the_last() {
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     client.shutdown();
 }
+
+#[test]
+fn a_request_overtaken_by_an_edit_answers_content_modified() {
+    let mut client = Client::start(Options::default());
+    let text = little_conformance::generate::draft(10_000, 5);
+    let draft = uri("big.json");
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": draft, "languageId": "json", "version": 1, "text": text } }),
+    );
+    // The hover needs the whole check of a fresh 10,000-node draft; the edit that follows
+    // at once cancels it (salsa unwinds every query a clone starts while an input is set).
+    let hover = json!({ "textDocument": { "uri": draft }, "position": position(&text, middle_query(&text), true) });
+    let id = client.send_request("textDocument/hover", hover);
+    let at = position(&text, middle_query(&text), true);
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": draft, "version": 2 },
+            "contentChanges": [{ "range": { "start": at, "end": at }, "text": "9" }],
+        }),
+    );
+    let response = client.response(id);
+    assert_eq!(response.error.map(|e| e.code), Some(lsp_server::ErrorCode::ContentModified as i32));
+    // The server goes on: version 2 is checked and published.
+    assert!(
+        client.diagnostics(&draft, Some(2)).iter().all(|d| d.severity != Some(lsp_types::DiagnosticSeverity::ERROR))
+    );
+    client.shutdown();
+}

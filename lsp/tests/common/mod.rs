@@ -92,9 +92,20 @@ impl Client {
 
     /// Sends a request and waits for its response: the result, or the error as `{"error": …}`.
     pub fn request_raw(&mut self, method: &str, params: Value) -> Response {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// Sends a request without waiting for its response.
+    pub fn send_request(&mut self, method: &str, params: Value) -> RequestId {
         self.next_id += 1;
         let id = RequestId::from(self.next_id);
         self.connection.sender.send(Request::new(id.clone(), method.to_string(), params).into()).unwrap();
+        id
+    }
+
+    /// Waits for the response to request `id` (other messages are skipped).
+    pub fn response(&mut self, id: RequestId) -> Response {
         loop {
             if let Message::Response(response) = self.next()
                 && response.id == id
