@@ -103,6 +103,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
+    /// Print the WorkflowDefinitionSnapshot of a definition (the `--snapshot` file of `check`).
+    Snapshot(crate::pipeline::SnapshotArgs),
+    /// Register an LWIR against its definition: the WorkflowVersion and the compiler lock.
+    Lock(crate::pipeline::LockArgs),
+    /// Plan a workflow with an external planner: validate, snapshot, plan, register, lock.
+    Plan(crate::pipeline::PlanArgs),
+    /// Print the event sequence of planning runs.
+    Events(crate::pipeline::EventsArgs),
     /// Run the language server on stdin and stdout (settings come from the client or
     /// `little.toml`; see the README).
     Lsp {
@@ -140,6 +148,10 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Explain { code: None } => list_codes(out),
         Command::Hash { file } => hash(&file, out),
         Command::Graph { file, inputs, format } => graph(&file, &inputs, format, out),
+        Command::Snapshot(args) => crate::pipeline::snapshot(args, out).map_err(ToolError),
+        Command::Lock(args) => crate::pipeline::lock(args, out).map_err(ToolError),
+        Command::Plan(args) => crate::pipeline::plan(args, out).map_err(ToolError),
+        Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
         Command::Lsp { stdio: _ } => little_lsp::run_stdio().map(|()| EXIT_OK).map_err(ToolError),
     };
     match result {
@@ -437,14 +449,17 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
     for file in checked {
         write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
         match &file.report.candidate {
-            Some(candidate) => writeln!(
+            Some(little_passes::Issued::Draft(candidate)) => writeln!(
                 out,
                 "{}: candidate {} issued (topology {})",
                 file.path,
                 candidate.id,
                 little_hashing::short_id(&candidate.topology_hash)
             )?,
-            None if file.report.document.is_some() => {
+            Some(little_passes::Issued::Lwir(version)) => {
+                writeln!(out, "{}: workflow version {} ({})", file.path, version.id, version.hash)?
+            }
+            None if file.report.document.is_some() && file.report.blocking() => {
                 writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
             }
             None => {}
@@ -461,7 +476,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
     let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
-    let (Some(candidate), Some(topology)) = (&checked.report.candidate, topology) else {
+    let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
         write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
             .map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;

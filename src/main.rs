@@ -4,6 +4,7 @@ mod cli;
 mod discover;
 mod github;
 mod graph;
+mod pipeline;
 mod sarif;
 
 fn main() {

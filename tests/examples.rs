@@ -38,3 +38,21 @@ fn without_context_and_rows_the_report_says_what_was_not_checked() {
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["files"][0]["candidate"]["bindingStatus"], "unknown");
 }
+
+#[test]
+fn lwir_examples_render_as_snapshotted() {
+    let snapshot = ["--snapshot", "examples/lwir/snapshot.json"];
+    for (name, exit) in [("faulty-plan", 1), ("summarize-ticket", 0)] {
+        let path = format!("examples/lwir/{name}.lwir.json");
+        let (human, code) = little(&[&["check", &path][..], &snapshot].concat());
+        assert_eq!(code, exit, "{name}:\n{human}");
+        insta::assert_snapshot!(format!("lwir-{name}.human"), human);
+        let (json, code) = little(&[&["check", &path, "--format", "json"][..], &snapshot].concat());
+        assert_eq!(code, exit);
+        insta::assert_snapshot!(format!("lwir-{name}.json"), json);
+    }
+    // Without the snapshot the binding checks are skipped, and the report says so.
+    let (human, code) = little(&["check", "examples/lwir/summarize-ticket.lwir.json"]);
+    assert_eq!(code, 0, "{human}");
+    assert!(human.contains("info[binding.snapshot_unavailable]"), "{human}");
+}

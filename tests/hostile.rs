@@ -256,15 +256,12 @@ fn binary_garbage_and_control_characters() {
 
 // ---------------------------------------------------------------- wrong types
 
-/// The JSONPath the reports use: `.key` for identifiers, `[i]` for indices.
+/// The JSONPath the reports use: `.key` for identifiers, `['key']` for other keys, `[i]` for indices.
 fn json_path(path: &[Seg]) -> String {
     let mut text = String::from("$");
     for seg in path {
         match seg {
-            Seg::Key(k) => {
-                text.push('.');
-                text.push_str(k);
-            }
+            Seg::Key(k) => little_frontend::json::path_push_key(&mut text, k),
             Seg::Index(i) => text.push_str(&format!("[{i}]")),
         }
     }
@@ -789,4 +786,124 @@ fn byte_order_mark() {
     // Two BOMs: the second is not whitespace.
     let path = dir.write("two-boms.json", format!("\u{feff}\u{feff}{clean}"));
     not_json(&path);
+}
+
+const LWIR: &str = include_str!("../examples/lwir/summarize-ticket.lwir.json");
+
+fn lwir_with_code_step() -> Value {
+    let mut lwir: Value = serde_json::from_str(LWIR).expect("example");
+    let content = "export async function run({ input }) {\n  return { score: 1 };\n}";
+    lwir["permissions"]["tools"] = json!(["helpdesk.getTicket"]);
+    let steps = lwir["steps"].as_array_mut().unwrap();
+    steps.push(json!({
+        "id": "score", "uses": "code.run", "needs": ["summarize"],
+        "with": {
+            "entrypoint": "score.ts",
+            "files": { "score.ts": { "content": content, "sha256": little_hashing::sha256_identity(content.as_bytes()) } },
+            "sandbox": { "network": "deny", "env": "deny", "fs": "deny" }
+        },
+        "output": { "mode": "object", "schema": { "type": "object", "properties": { "score": { "type": "number" } } } },
+        "onFailure": { "fixer": { "model": "gpt-4o-mini", "maxAttempts": 3, "system": "Fix it." } }
+    }));
+    steps.push(json!({
+        "id": "lookup", "uses": "tool.call", "needs": ["score"],
+        "with": { "tool": "helpdesk.getTicket", "input": { "id": "{{ input.ticketId }}" } },
+        "output": { "schema": { "type": "object" } }
+    }));
+    lwir
+}
+
+#[test]
+fn truncated_lwir() {
+    let dir = TempDir::new("lwir-truncated");
+    let full = serde_json::to_string_pretty(&lwir_with_code_step()).unwrap();
+    let mut paths = Vec::new();
+    for cut in (0..full.len().saturating_sub(1)).filter(|&c| full.is_char_boundary(c)).step_by(7) {
+        paths.push(dir.write(&format!("prefix-{cut}.json"), &full[..cut]));
+    }
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(paths.iter().map(|p| s(p)));
+    let run = little(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    for (file, path) in report["files"].as_array().unwrap().iter().zip(&paths) {
+        located(file, path);
+        assert_eq!(codes(file), ["parse.invalid_json"], "{}", path.display());
+    }
+}
+
+#[test]
+fn wrong_json_types_in_every_field_of_an_lwir() {
+    let dir = TempDir::new("lwir-types");
+    let lwir = lwir_with_code_step();
+    let snapshot = dir.write("snapshot.json", include_str!("../examples/lwir/snapshot.json"));
+    let clean = dir.write("clean.json", serde_json::to_string_pretty(&lwir).unwrap());
+    let (code, file) = check(&clean, &["--snapshot", s(&snapshot)]);
+    // The example's snapshot does not offer the tool: exactly that fault.
+    assert_eq!((code, codes(&file)), (1, vec!["binding.tool_not_permitted".to_string()]), "{file:#}");
+
+    let mut paths = Vec::new();
+    every_path(&lwir, &mut Vec::new(), &mut paths);
+    assert!(paths.len() > 60, "{}", paths.len());
+    let replacements = [json!(null), json!(0), json!("x"), json!([]), json!({}), json!(true)];
+    let mut variants = Vec::new();
+    for (p, path) in paths.iter().enumerate() {
+        for (r, replacement) in replacements.iter().enumerate() {
+            let mut variant = lwir.clone();
+            *slot(&mut variant, path) = replacement.clone();
+            let file = dir.write(&format!("v{p:03}-{r}.json"), serde_json::to_string_pretty(&variant).unwrap());
+            variants.push((file, path.clone(), replacement.clone()));
+        }
+    }
+    let mut failures = Vec::new();
+    for chunk in variants.chunks(300) {
+        let mut args = vec!["check", "--format", "json", "--snapshot", s(&snapshot)];
+        args.extend(chunk.iter().map(|v| s(&v.0)));
+        let run = little(&args);
+        assert!(matches!(run.code, 0 | 1) && !run.stderr.contains("panicked"), "{}", run.stderr);
+        let report: Value = serde_json::from_str(&run.stdout).expect("JSON report");
+        for ((file, path, replacement), report) in chunk.iter().zip(report["files"].as_array().unwrap()) {
+            located(report, file);
+            let diagnostics = report["diagnostics"].as_array().unwrap();
+            let blocking = diagnostics.iter().any(|d| d["blocking"] == true);
+            assert_eq!(
+                report["candidate"].is_null(),
+                blocking,
+                "{}: a version unless something blocks",
+                file.display()
+            );
+            let at = json_path(path);
+            // Inside a schema, another JSON type may well be another valid schema (`true`,
+            // an `enum` entry): JSON Schema's metaschema judges it, not the LWIR shape. A
+            // tool's `with.input` is any JSON: the tool's own schema judges it.
+            let free_form = path.windows(2).any(|w| match (&w[0], &w[1]) {
+                (Seg::Key(k), _) if k == "schema" => true,
+                (Seg::Key(a), Seg::Key(b)) => a == "with" && b == "input",
+                _ => false,
+            });
+            if type_of(get(&lwir, path)) == type_of(replacement) || free_form {
+                continue;
+            }
+            let related = diagnostics
+                .iter()
+                .filter_map(|d| d["path"].as_str())
+                .any(|p| (p != "$" || at == "$") && (within(p, &at) || within(&at, p)));
+            if !related {
+                failures.push(format!("{at} = {replacement}: {:?}", codes(report)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "type changes without a diagnostic at the element:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn a_snapshot_that_cannot_be_read_is_a_tool_failure() {
+    let dir = TempDir::new("lwir-snapshot");
+    let lwir = dir.write("w.lwir.json", LWIR);
+    for (name, text) in [("bad-type.json", r#"{"id": 3}"#), ("not-json.json", "{"), ("array.json", "[]")] {
+        let snapshot = dir.write(name, text);
+        let run = little(["check", "--snapshot", s(&snapshot), s(&lwir)]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stdout);
+        assert!(run.stderr.contains("snapshot") && !run.stderr.contains("panicked"), "{}", run.stderr);
+    }
 }

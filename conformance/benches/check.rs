@@ -98,7 +98,7 @@ fn incremental(c: &mut Criterion) {
     let file = SourceFile::new(&db, "draft.json".into(), original.as_str().into());
     let first = report(&db, workspace, file);
     assert!(first.candidate.is_some() && codes(&first).is_empty(), "the generated draft is valid");
-    let hash_of = |r: &little_passes::FileReport| r.candidate.as_ref().map(|c| c.topology_hash.clone());
+    let hash_of = |r: &little_passes::FileReport| r.draft_candidate().map(|c| c.topology_hash.clone());
     file.set_text(&mut db).to(edited.as_str().into());
     assert_ne!(hash_of(&report(&db, workspace, file)), hash_of(&first), "the edit reaches the topology");
 

@@ -3,6 +3,7 @@
 //! generated suites of later issues build on the same helpers.
 
 pub mod generate;
+pub mod mutations;
 pub mod pages;
 pub mod strategies;
 
@@ -18,9 +19,11 @@ pub struct Setup {
     pub catalog: Option<String>,
     pub context: Option<String>,
     pub bindings: Option<String>,
+    /// The WorkflowDefinitionSnapshot that LWIR documents are bound against.
+    pub snapshot: Option<String>,
 }
 
-/// Checks one draft text in a fresh database.
+/// Checks one draft (or LWIR) text in a fresh database.
 pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
     with_draft(draft, setup, |db, workspace, file| report(db, workspace, file))
 }
@@ -36,7 +39,8 @@ fn with_draft<T>(draft: &str, setup: &Setup, run: impl FnOnce(&Database, Workspa
         SourceFile::new(&db, "catalog.json".into(), setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG).into());
     let context = setup.context.as_deref().map(|text| SourceFile::new(&db, "context.json".into(), text.into()));
     let bindings = setup.bindings.as_deref().map(|text| SourceFile::new(&db, "bindings.json".into(), text.into()));
-    let workspace = Workspace::new(&db, catalog, context, bindings, None);
+    let snapshot = setup.snapshot.as_deref().map(|text| SourceFile::new(&db, "snapshot.json".into(), text.into()));
+    let workspace = Workspace::new(&db, catalog, context, bindings, snapshot);
     let file = SourceFile::new(&db, "draft.json".into(), draft.into());
     run(&db, workspace, file)
 }

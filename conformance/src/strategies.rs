@@ -3,7 +3,11 @@
 //! against an independent reading of the contract.
 //!
 //! - [`valid_draft`]: random acyclic drafts (3–40 nodes) over the default catalog that
-//!   check with no error and no warning, with or without a context.
+//!   check with no error and no warning, with or without a context: triggers (manual and
+//!   schedule), retrievals (some with package bindings), reports (some with contracts
+//!   declaring an artifact), notifications, routers with branches, approval gates with an
+//!   upstream artifact as evidence (some fed by a mapped edge), agents with binding rows
+//!   that accept them, and retries back to an ancestor.
 //! - [`cycle_graph`]: small graphs of `dataset.retrieve` nodes behind one trigger, with
 //!   arbitrary forward edges (cycles welcome), for the witness oracle.
 //! - [`json_value`]: arbitrary JSON values (depth ≤ 6), biased towards draft-like atoms.
@@ -18,14 +22,25 @@ use serde_json::{Map, Value, json};
 /// The tenant of every generated draft.
 pub const TENANT: &str = "acme";
 
-/// A draft and the context (if any) it is meant to be checked with.
+/// A draft and the context and binding rows (if any) it is meant to be checked with.
 #[derive(Clone, Debug)]
 pub struct ValidDraft {
     pub draft: Value,
     pub context: Option<Value>,
+    /// Rows accepting every agent of the draft; `None` when it has no agent.
+    pub bindings: Option<Value>,
 }
 
 impl ValidDraft {
+    /// The documents to check the draft with.
+    pub fn setup(&self) -> crate::Setup {
+        crate::Setup {
+            context: self.context_text(),
+            bindings: self.bindings.as_ref().map(|b| serde_json::to_string(b).expect("a Value serializes")),
+            ..crate::Setup::default()
+        }
+    }
+
     /// The draft as pretty JSON text.
     pub fn text(&self) -> String {
         serde_json::to_string_pretty(&self.draft).expect("a Value serializes")
@@ -37,16 +52,44 @@ impl ValidDraft {
     }
 }
 
+/// The package that generated retrievals may bind, as the context's registry lists it.
+pub const PACKAGE: (&str, &str, &str) =
+    ("warehouse-client", "1.4.2", "sha256:ebb70271305d72660e86f3be560045be4aa242a5c65619def7cf21173c2d08d2");
+
+/// The shortest gap between two firings that [`full_context`] allows, in minutes.
+pub const MIN_INTERVAL_MINUTES: u32 = 15;
+
 /// A context that grants everything the generated drafts need.
 pub fn full_context() -> Value {
     json!({
         "format": "workflow-context/v1", "tenantId": TENANT,
-        "capabilities": ["data.warehouse", "notifications.chat", "notifications.email"],
+        "capabilities": ["agents", "data.warehouse", "notifications.chat", "notifications.email"],
         "integrations": [
             { "id": "conn_wh", "kind": "warehouse" },
             { "id": "chat_main", "kind": "chat" },
             { "id": "mail_out", "kind": "email" }
-        ]
+        ],
+        "packages": [ { "name": PACKAGE.0, "version": PACKAGE.1, "digest": PACKAGE.2 } ],
+        "schedulePolicy": { "minIntervalMinutes": MIN_INTERVAL_MINUTES }
+    })
+}
+
+/// Binding rows with one accepted row per `(agentId, revision)`.
+pub fn accepting_rows(agents: &[(String, u64)]) -> Value {
+    let rows: Vec<Value> = agents
+        .iter()
+        .map(|(id, revision)| json!({ "agentId": id, "revision": revision, "status": "accepted" }))
+        .collect();
+    json!({ "format": "agent-bindings/v1", "rows": rows })
+}
+
+/// The contracts of a generated report: its `report` output, declared as artifact `artifact`.
+pub fn report_contracts(artifact: &str) -> Value {
+    json!({
+        "version": "workflow-node-contracts/v1",
+        "inputs": [],
+        "outputs": [ { "port": "report", "types": ["document"] } ],
+        "artifacts": [ { "id": artifact, "port": "report", "types": ["document"] } ]
     })
 }
 
@@ -66,6 +109,8 @@ enum Kind {
     Chat,
     Email,
     Router,
+    Gate,
+    Agent,
 }
 
 impl Kind {
@@ -83,7 +128,7 @@ impl Kind {
             Kind::Trigger => None,
             Kind::Report => Some(("data", false)),
             Kind::Router => Some(("in", false)),
-            Kind::Dataset | Kind::Chat | Kind::Email => Some(("in", true)),
+            Kind::Dataset | Kind::Chat | Kind::Email | Kind::Gate | Kind::Agent => Some(("in", true)),
         }
     }
 
@@ -95,6 +140,8 @@ impl Kind {
             Kind::Chat => "chat",
             Kind::Email => "mail",
             Kind::Router => "route",
+            Kind::Gate => "gate",
+            Kind::Agent => "agent",
         }
     }
 }
@@ -111,6 +158,11 @@ struct WorkChoice {
     title: Option<String>,
     position: Option<(i32, i32)>,
     query: Option<String>,
+    /// Reports: declare contracts (an artifact). Retrievals: bind the package.
+    /// Gates: feed it by a mapped edge.
+    flag: bool,
+    /// Agents: the binding's revision.
+    revision: u64,
 }
 
 fn work_choice() -> impl Strategy<Value = WorkChoice> {
@@ -124,30 +176,41 @@ fn work_choice() -> impl Strategy<Value = WorkChoice> {
         proptest::option::of("[A-Za-z][A-Za-z0-9 ]{0,12}"),
         proptest::option::of((-2000i32..2000, -2000i32..2000)),
         proptest::option::of("select [a-z]{1,8} from [a-z]{1,8}"),
+        (any::<bool>(), 1u64..=9),
     )
-        .prop_map(|(kind, parent, extra, labels, branch_targets, retry, title, position, query)| WorkChoice {
-            kind,
-            parent,
-            extra,
-            labels,
-            branch_targets,
-            retry,
-            title,
-            position,
-            query,
-        })
+        .prop_map(
+            |(kind, parent, extra, labels, branch_targets, retry, title, position, query, (flag, revision))| {
+                WorkChoice {
+                    kind,
+                    parent,
+                    extra,
+                    labels,
+                    branch_targets,
+                    retry,
+                    title,
+                    position,
+                    query,
+                    flag,
+                    revision,
+                }
+            },
+        )
 }
 
-/// Valid drafts of 3–40 nodes over the default catalog: 1–2 `trigger.manual`, then
-/// `dataset.retrieve`, `report.generate` (its `data` fed by a retrieval's `dataset`),
-/// `notify.chat`, `notify.email` and `router.switch` (2–3 labels, each wired by one
-/// branch edge), every edge from an earlier node to a later one, every node entered by
-/// an edge from an earlier node (so all are reachable), some retry edges back to an
-/// ancestor or the node itself; optional titles and positions; with or without a context.
+/// Valid drafts of 3–40 nodes over the default catalog: 1–2 triggers (the first one
+/// `trigger.schedule` or `trigger.manual`, the second manual), then `dataset.retrieve`
+/// (some binding a package), `report.generate` (its `data` fed by a retrieval's `dataset`;
+/// some declare contracts with an artifact), `notify.chat`, `notify.email`,
+/// `router.switch` (2–3 labels, each wired by one branch edge), `gate.approval` (fed by a
+/// report with an artifact, which is its evidence; some by a mapped edge) and
+/// `agent.task` (with binding rows that accept it). Every edge goes from an earlier node
+/// to a later one, every node is entered by an edge from an earlier node (so all are
+/// reachable), some retry edges go back to an ancestor or the node itself; optional
+/// titles and positions; with or without a context.
 pub fn valid_draft() -> impl Strategy<Value = ValidDraft> {
-    (1usize..=2, proptest::collection::vec(work_choice(), 1..=38), any::<bool>())
-        .prop_filter("3 to 40 nodes", |(triggers, work, _)| (3..=40).contains(&(triggers + work.len())))
-        .prop_map(|(triggers, work, with_context)| build(triggers, &work, with_context))
+    (1usize..=2, proptest::collection::vec(work_choice(), 1..=38), any::<bool>(), any::<bool>())
+        .prop_filter("3 to 40 nodes", |(triggers, work, _, _)| (3..=40).contains(&(triggers + work.len())))
+        .prop_map(|(triggers, work, with_context, schedule)| build(triggers, &work, with_context, schedule))
 }
 
 struct Placed {
@@ -157,7 +220,7 @@ struct Placed {
     preds: Vec<usize>,
 }
 
-fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft {
+fn build(triggers: usize, work: &[WorkChoice], with_context: bool, schedule: bool) -> ValidDraft {
     let n = triggers + work.len();
     // Kinds: the first work node is a retrieval (every trigger wires to it, and every
     // report has a retrieval before it).
@@ -167,13 +230,21 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
             Kind::Dataset
         } else {
             match choice.kind {
-                0..35 => Kind::Dataset,
-                35..55 => Kind::Report,
-                55..70 => Kind::Chat,
-                70..85 => Kind::Email,
-                _ => Kind::Router,
+                0..30 => Kind::Dataset,
+                30..48 => Kind::Report,
+                48..58 => Kind::Chat,
+                58..68 => Kind::Email,
+                68..80 => Kind::Router,
+                80..90 => Kind::Gate,
+                _ => Kind::Agent,
             }
         });
+    }
+    // Reports that declare an artifact; a gate needs one before it.
+    for i in 0..n {
+        if kinds[i] == Kind::Gate && !(0..i).any(|p| kinds[p] == Kind::Report && work[p - triggers].flag) {
+            kinds[i] = Kind::Dataset;
+        }
     }
     // A router needs at least two later nodes with a `multiple` input to branch to.
     for i in (0..n).rev() {
@@ -184,6 +255,10 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
             }
         }
     }
+    let kinds = kinds;
+    let artifact_of = |i: usize| -> Option<String> {
+        (kinds[i] == Kind::Report && work[i - triggers].flag).then(|| format!("art_{i}"))
+    };
     let mut placed: Vec<Placed> = (0..n)
         .map(|i| Placed { id: format!("{}_{i}", kinds[i].prefix()), kind: kinds[i], preds: Vec::new() })
         .collect();
@@ -202,6 +277,8 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
         }));
         placed[to].preds.push(from);
     };
+    // The evidence of each gate: the artifact of the report that feeds it.
+    let mut evidence_of: Vec<Option<String>> = vec![None; n];
     // Every trigger wires to the first retrieval.
     for t in 0..triggers {
         forward(&mut placed, &mut edges, edge_id(), t, triggers);
@@ -238,7 +315,24 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
             Kind::Report => (0..j).filter(|&i| kinds[i] == Kind::Dataset).collect(),
             _ => (0..j).filter(|&i| kinds[i] != Kind::Router).collect(),
         };
-        if !branch_fed[j] {
+        if kinds[j] == Kind::Gate {
+            // Fed by a report with an artifact, which is its evidence (even when a branch
+            // also enters it).
+            let reports: Vec<usize> = (0..j).filter(|&i| artifact_of(i).is_some()).collect();
+            let from = reports[choice.parent.index(reports.len())];
+            let artifact = artifact_of(from).expect("declares one");
+            let mut edge = json!({
+                "id": edge_id(),
+                "from": { "node": placed[from].id, "port": "report" },
+                "to": { "node": placed[j].id, "port": "in" }
+            });
+            if choice.flag {
+                edge["mapping"] = json!({ "output": "report", "input": "in", "artifacts": [artifact] });
+            }
+            edges.push(edge);
+            placed[j].preds.push(from);
+            evidence_of[j] = Some(artifact);
+        } else if !branch_fed[j] {
             let from = sources[choice.parent.index(sources.len())];
             forward(&mut placed, &mut edges, edge_id(), from, j);
         }
@@ -277,19 +371,36 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
             "to": { "node": placed[to].id, "port": "in" }
         }));
     }
+    let mut agents: Vec<(String, u64)> = Vec::new();
     let nodes: Vec<Value> = (0..n)
         .map(|i| {
             let choice = i.checked_sub(triggers).map(|w| &work[w]);
             let mut node = Map::new();
             node.insert("id".into(), json!(placed[i].id));
             let (family, config) = match kinds[i] {
+                Kind::Trigger if i == 0 && schedule => {
+                    ("trigger.schedule", json!({ "cron": "0 6 * * 1", "timezone": "Europe/Berlin" }))
+                }
                 Kind::Trigger => ("trigger.manual", json!({})),
                 Kind::Dataset => {
                     let mut config = json!({ "connection": "conn_wh" });
                     if let Some(query) = choice.and_then(|c| c.query.clone()) {
                         config["query"] = json!(query);
                     }
+                    if choice.is_some_and(|c| c.flag) {
+                        node.insert(
+                            "packages".into(),
+                            json!([{ "name": PACKAGE.0, "version": PACKAGE.1, "digest": PACKAGE.2 }]),
+                        );
+                    }
                     ("dataset.retrieve", config)
+                }
+                Kind::Gate => ("gate.approval", json!({ "evidence": [evidence_of[i]] })),
+                Kind::Agent => {
+                    let revision = choice.map_or(1, |c| c.revision);
+                    node.insert("agent".into(), json!({ "agentId": format!("agt_{i}"), "revision": revision }));
+                    agents.push((format!("agt_{i}"), revision));
+                    ("agent.task", json!({ "instructions": "Summarize the inputs." }))
                 }
                 Kind::Report => ("report.generate", json!({ "format": "pdf" })),
                 Kind::Chat => ("notify.chat", json!({ "connection": "chat_main", "channel": "#ops" })),
@@ -304,13 +415,20 @@ fn build(triggers: usize, work: &[WorkChoice], with_context: bool) -> ValidDraft
                 node.insert("title".into(), json!(title));
             }
             node.insert("config".into(), config);
+            if let Some(artifact) = artifact_of(i) {
+                node.insert("contracts".into(), report_contracts(&artifact));
+            }
             if let Some((x, y)) = choice.and_then(|c| c.position) {
                 node.insert("position".into(), json!({ "x": x, "y": y }));
             }
             Value::Object(node)
         })
         .collect();
-    ValidDraft { draft: envelope(nodes, edges), context: with_context.then(full_context) }
+    ValidDraft {
+        draft: envelope(nodes, edges),
+        context: with_context.then(full_context),
+        bindings: (!agents.is_empty()).then(|| accepting_rows(&agents)),
+    }
 }
 
 /// A small graph for the cycle oracle: `nodes` distinct ids (none is `t`, the trigger)

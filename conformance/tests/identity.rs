@@ -31,7 +31,7 @@ fn base() -> Value {
 fn hashes(draft: &Value) -> (String, String) {
     let text = serde_json::to_string_pretty(draft).unwrap();
     let report = check_text(&text, &Setup::default());
-    let candidate = report.candidate.unwrap_or_else(|| panic!("not clean: {:?}", report.diagnostics));
+    let candidate = report.draft_candidate().cloned().unwrap_or_else(|| panic!("not clean: {:?}", report.diagnostics));
     (candidate.authored_graph_hash, candidate.topology_hash)
 }
 
@@ -62,7 +62,7 @@ fn permutations_and_whitespace_change_neither_hash() {
     assert_eq!(hashes(&reverse_keys(&draft)), original);
     let minified = serde_json::to_string(&draft).unwrap();
     let report = check_text(&minified, &Setup::default());
-    let candidate = report.candidate.unwrap();
+    let candidate = report.draft_candidate().cloned().unwrap();
     assert_eq!((candidate.authored_graph_hash, candidate.topology_hash), original);
 }
 
@@ -101,14 +101,14 @@ fn a_new_revision_of_the_same_content_keeps_the_topology_hash() {
 #[test]
 fn hashes_are_well_formed_and_the_candidate_id_derives_from_them() {
     let text = serde_json::to_string(&base()).unwrap();
-    let candidate = check_text(&text, &Setup::default()).candidate.unwrap();
+    let candidate = check_text(&text, &Setup::default()).draft_candidate().cloned().unwrap();
     for hash in [&candidate.authored_graph_hash, &candidate.topology_hash] {
         assert!(hash.starts_with("sha256:") && hash.len() == 71, "{hash}");
     }
     assert!(candidate.id.starts_with("cand_") && candidate.id.len() == 21, "{}", candidate.id);
     assert_eq!(candidate.binding_status, "none");
     // Deterministic: the same text, a fresh database, the same candidate.
-    assert_eq!(check_text(&text, &Setup::default()).candidate.unwrap(), candidate);
+    assert_eq!(check_text(&text, &Setup::default()).draft_candidate().cloned().unwrap(), candidate);
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn streamed_hashes_equal_the_hash_of_the_whole_canonical_document() {
     let draft = base();
     let text = serde_json::to_string_pretty(&draft).unwrap();
     let report = check_text(&text, &Setup::default());
-    let candidate = report.candidate.clone().unwrap();
+    let candidate = report.draft_candidate().cloned().unwrap();
     // topologyHash: the canonical text of the hashed view of the topology, in one piece.
     let topology = little_conformance::compile_text(&text, &Setup::default()).unwrap();
     let whole = little_passes::project::topology_json(&topology, little_passes::project::View::Hashed);

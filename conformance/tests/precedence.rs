@@ -213,3 +213,38 @@ fn suppressions_silence_only_non_blocking_codes_on_their_node() {
     let help = report.diagnostics.iter().find(|x| x.code == Code::DraftUnknownSuppression).unwrap().help.clone();
     assert_eq!(help.as_deref(), Some("did you mean `graph.unreachable_node`?"));
 }
+
+#[test]
+fn a_misspelt_input_port_counts_as_feeding_the_input_it_meant() {
+    // `datax` is not a port of the report, but `data` is near: the edge was meant for
+    // it, so `data` is not also reported missing (found by tests/mutations.rs).
+    let d = draft(
+        json!([start(), fetch("fetch"), report("report")]),
+        json!([edge("e1", "start", "fetch"),
+               { "id": "e2", "from": { "node": "fetch", "port": "dataset" }, "to": { "node": "report", "port": "datax" } }]),
+    );
+    assert_eq!(check(&d), [Code::GraphInvalidPort]);
+}
+
+#[test]
+fn behind_a_dangling_edge_ancestry_is_unknown_so_gates_and_retries_say_nothing() {
+    // `e2` leaves a node that does not exist, so what precedes `report` is unknown: the
+    // gate's evidence and the retry from `mail` back to `fetch` may well be upstream
+    // (found by tests/mutations.rs).
+    let contracts = json!({ "version": "workflow-node-contracts/v1", "inputs": [],
+        "outputs": [{ "port": "report", "types": ["document"] }],
+        "artifacts": [{ "id": "weekly", "port": "report", "types": ["document"] }] });
+    let d = draft(
+        json!([start(), fetch("fetch"),
+               { "id": "report", "family": "report.generate", "contracts": contracts },
+               { "id": "approve", "family": "gate.approval", "config": { "evidence": ["weekly"] } },
+               { "id": "mail", "family": "notify.email", "config": { "sender": "m", "to": ["a@example.com"] } }]),
+        json!([edge("e1", "start", "fetch"),
+               { "id": "e2", "from": { "node": "ghost", "port": "dataset" }, "to": { "node": "report", "port": "data" } },
+               { "id": "e3", "from": { "node": "report", "port": "report" }, "to": { "node": "approve" } },
+               edge("e4", "approve", "mail"),
+               { "id": "e5", "kind": "retry", "retry": { "maxAttempts": 2, "backoffMs": 0 },
+                 "from": { "node": "mail" }, "to": { "node": "fetch" } }]),
+    );
+    assert_eq!(check(&d), [Code::GraphDanglingEdge]);
+}

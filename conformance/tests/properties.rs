@@ -27,7 +27,7 @@ fn config() -> ProptestConfig {
 }
 
 fn setup(valid: &ValidDraft) -> Setup {
-    Setup { context: valid.context_text(), ..Setup::default() }
+    valid.setup()
 }
 
 fn check(valid: &ValidDraft) -> FileReport {
@@ -37,7 +37,7 @@ fn check(valid: &ValidDraft) -> FileReport {
 /// `(authoredGraphHash, topologyHash)` of a draft that must be clean.
 fn hashes(draft: &Value, setup: &Setup) -> (String, String) {
     let report = check_text(&serde_json::to_string_pretty(draft).unwrap(), setup);
-    let candidate = report.candidate.unwrap_or_else(|| panic!("not clean: {:#?}", report.diagnostics));
+    let candidate = report.draft_candidate().cloned().unwrap_or_else(|| panic!("not clean: {:#?}", report.diagnostics));
     (candidate.authored_graph_hash, candidate.topology_hash)
 }
 
@@ -58,7 +58,7 @@ fn projection(report: &FileReport) -> Value {
             })
         })
         .collect();
-    let candidate = report.candidate.as_ref().map(|c| {
+    let candidate = report.draft_candidate().map(|c| {
         json!({
             "id": c.id, "workflowId": c.workflow_id, "draftId": c.draft_id, "revision": c.revision,
             "catalogVersion": c.catalog_version, "authoredGraphHash": c.authored_graph_hash,

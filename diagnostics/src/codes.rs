@@ -130,10 +130,12 @@ registry! {
     BindingToolNotPermitted = "binding.tool_not_permitted", Error, blocking: true, "A permitted tool is not a global tool of the snapshot.";
     BindingStepModelNotAllowed = "binding.step_model_not_allowed", Error, blocking: true, "A step uses a model outside `permissions.models`.";
     BindingStepToolNotAllowed = "binding.step_tool_not_allowed", Error, blocking: true, "A step calls a tool outside `permissions.tools`.";
+    BindingSnapshotUnavailable = "binding.snapshot_unavailable", Info, blocking: false, "No definition snapshot was given, so the binding checks did not run.";
 
     PipelineInputSchemaError = "pipeline.input_schema_error", Error, blocking: true, "The run's input does not satisfy the definition's input schema.";
     PipelineMissingTool = "pipeline.missing_tool", Error, blocking: true, "A global tool of the definition is not in the tool registry.";
     PipelineCapabilityDrift = "pipeline.capability_drift", Error, blocking: true, "The planner manifest differs from the one recorded for this run.";
+    DefinitionInvalidShape = "definition.invalid_shape", Error, blocking: true, "A workflow definition element has the wrong JSON type, an unknown key, or lacks a required field.";
 }
 
 impl Code {

@@ -40,6 +40,8 @@ pub enum Owner {
     Node { id: Box<str>, nth: u32 },
     /// The `nth` edge whose `id` is `id`, in `$.edges`.
     Edge { id: Box<str>, nth: u32 },
+    /// The `nth` LWIR step whose `id` is `id`, in `$.steps`.
+    Step { id: Box<str>, nth: u32 },
 }
 
 /// A location that survives edits which only move text.
@@ -60,6 +62,10 @@ impl Anchor {
 
     pub fn edge(id: &str, nth: u32) -> Anchor {
         Anchor { owner: Owner::Edge { id: id.into(), nth }, pointer: Vec::new() }
+    }
+
+    pub fn step(id: &str, nth: u32) -> Anchor {
+        Anchor { owner: Owner::Step { id: id.into(), nth }, pointer: Vec::new() }
     }
 
     /// This anchor extended by one segment.
@@ -124,6 +130,7 @@ type IdTable<'t> = HashMap<(&'t str, u32), (NodeIdx, usize)>;
 struct Tables<'t> {
     nodes: IdTable<'t>,
     edges: IdTable<'t>,
+    steps: IdTable<'t>,
 }
 
 impl<'t> Resolver<'t> {
@@ -149,7 +156,7 @@ impl<'t> Resolver<'t> {
                 }
                 map
             };
-            Tables { nodes: index("nodes"), edges: index("edges") }
+            Tables { nodes: index("nodes"), edges: index("edges"), steps: index("steps") }
         })
     }
 
@@ -161,11 +168,12 @@ impl<'t> Resolver<'t> {
         let mut path = String::from("$");
         let (mut current, mut span) = match &anchor.owner {
             Owner::Root => (tree.root(), tree.span(tree.root())),
-            Owner::Node { id, nth } | Owner::Edge { id, nth } => {
+            Owner::Node { id, nth } | Owner::Edge { id, nth } | Owner::Step { id, nth } => {
                 let tables = self.tables();
                 let (table, key) = match &anchor.owner {
                     Owner::Node { .. } => (&tables.nodes, "nodes"),
-                    _ => (&tables.edges, "edges"),
+                    Owner::Edge { .. } => (&tables.edges, "edges"),
+                    _ => (&tables.steps, "steps"),
                 };
                 match table.get(&(&**id, *nth)) {
                     Some(&(element, position)) => {
@@ -197,6 +205,12 @@ impl<'t> Resolver<'t> {
     /// Fills in the path and span of a finding (and of its related locations).
     pub fn resolve(&self, finding: Finding) -> Diagnostic {
         let Finding { mut diagnostic, at, related_at } = finding;
+        // A finding inside a node or an edge is about it, even when its check did not say so.
+        match &at.owner {
+            Owner::Node { id, .. } if diagnostic.node_id.is_none() => diagnostic.node_id = Some(id.to_string()),
+            Owner::Edge { id, .. } if diagnostic.edge_id.is_none() => diagnostic.edge_id = Some(id.to_string()),
+            _ => {}
+        }
         let (path, span) = self.locate(&at);
         diagnostic.path = Some(path);
         diagnostic.span = Some(span);

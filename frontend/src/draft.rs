@@ -177,7 +177,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
 /// form (RFC 8785), so the draft could not be hashed: it is reported where it stands, so
 /// that a draft never ends up with neither a candidate nor a diagnostic saying why.
 /// (RFC 8259 §6 lets an implementation limit the range of numbers it accepts.)
-fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>) {
+pub(crate) fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>) {
     use crate::json::JsonValue;
     let out_of_range =
         |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| little_hashing::canonical_number(n).is_err());

@@ -18,9 +18,14 @@
 //! Spans are byte offsets into the text given to [`parse`], even when it starts with
 //! a UTF-8 byte order mark (which is skipped).
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
+use compact_str::CompactString;
 use little_diagnostics::{Code, Diagnostic, Related};
 
 /// The index of a node in a [`JsonTree`].
@@ -48,8 +53,9 @@ pub enum JsonValue {
     Null,
     Bool(bool),
     /// The number exactly as written, e.g. `-1.50e+3`.
-    Number(Box<str>),
-    String(Box<str>),
+    Number(CompactString),
+    /// Up to 24 bytes inline (ids, ports, families): no allocation for most strings.
+    String(CompactString),
     Array(Box<[NodeIdx]>),
     /// Members in document order; keys are unique (later duplicates are dropped).
     Object(Box<[Member]>),
@@ -58,7 +64,9 @@ pub enum JsonValue {
 /// One member of an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
-    pub key: Box<str>,
+    /// Shared between equal keys of one document (drafts repeat a few dozen keys
+    /// hundreds of thousands of times).
+    pub key: Arc<str>,
     /// The key's bytes, quotes included.
     pub key_span: Range<u32>,
     pub value: NodeIdx,
@@ -412,6 +420,26 @@ struct Parser<'a> {
     children: Vec<NodeIdx>,
     members: Vec<Member>,
     diagnostics: Vec<Diagnostic>,
+    /// Keys without escapes, shared: one allocation per distinct key.
+    keys: HashMap<&'a str, Arc<str>, BuildHasherDefault<Fnv>>,
+}
+
+/// FNV-1a: keys are short, and this map is on the parser's hot path.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            hash = (hash ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -426,6 +454,7 @@ impl<'a> Parser<'a> {
             children: Vec::new(),
             members: Vec::new(),
             diagnostics: Vec::new(),
+            keys: HashMap::default(),
         }
     }
 
@@ -472,7 +501,7 @@ impl<'a> Parser<'a> {
                 }
                 b'"' => {
                     let s = self.string()?;
-                    self.leaf(start, JsonValue::String(s));
+                    self.leaf(start, JsonValue::String(s.into()));
                 }
                 b'-' | b'0'..=b'9' => self.number()?,
                 b't' if self.literal("true") => self.leaf(start, JsonValue::Bool(true)),
@@ -600,7 +629,10 @@ impl<'a> Parser<'a> {
     /// Parses the key at `pos` (a `"`) and its `:`, and opens the member.
     fn member_key(&mut self) -> Result<(), Fault> {
         let start = self.pos;
-        let key = self.string()?;
+        let key = match self.string()? {
+            Cow::Borrowed(key) => self.keys.entry(key).or_insert_with(|| key.into()).clone(),
+            Cow::Owned(key) => key.into(),
+        };
         let key_span = start as u32..self.pos as u32;
         self.skip_ws();
         if self.peek() != Some(b':') {
@@ -686,7 +718,8 @@ impl<'a> Parser<'a> {
         path
     }
 
-    fn string(&mut self) -> Result<Box<str>, Fault> {
+    /// The string at `pos` (a `"`), unescaped: borrowed from the text when it has no escapes.
+    fn string(&mut self) -> Result<Cow<'a, str>, Fault> {
         let bytes = self.bytes;
         let mut i = self.pos + 1;
         let mut chunk = i;
@@ -700,10 +733,10 @@ impl<'a> Parser<'a> {
                     let tail = &self.text[chunk..i];
                     self.pos = i + 1;
                     return Ok(match owned {
-                        None => tail.into(),
+                        None => Cow::Borrowed(tail),
                         Some(mut s) => {
                             s.push_str(tail);
-                            s.into_boxed_str()
+                            Cow::Owned(s)
                         }
                     });
                 }
@@ -1111,5 +1144,14 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
             JsonValue::Array(items) => View::Array(items.iter().map(|&i| at(i)).collect()),
             JsonValue::Object(members) => View::Object(members.iter().map(|m| (&*m.key, at(m.value))).collect()),
         }
+    }
+}
+
+#[cfg(test)]
+mod size {
+    /// A guard on the arena: short strings are inline (24 bytes), so a node is 40 bytes.
+    #[test]
+    fn a_node_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<super::JsonNode>(), 40);
     }
 }

@@ -4,9 +4,12 @@
 pub mod anchor;
 pub mod catalog;
 pub mod context;
+pub mod definition;
 pub mod draft;
 pub mod json;
+pub mod lwir;
 pub mod reader;
+pub mod snapshot;
 
 use little_diagnostics::Code;
 

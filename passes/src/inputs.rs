@@ -105,6 +105,9 @@ pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
     if let Some(file) = ws.bindings(db) {
         usable(file, "binding rows", &bindings_of(db, file).findings);
     }
+    if let Some(file) = ws.snapshot(db) {
+        usable(file, "snapshot", &crate::lwir::binding::snapshot_of(db, file).findings);
+    }
     if let Some(message) = crate::checks::config::catalog_schema_problems(db, catalog) {
         problems.push_str(&message);
     }

@@ -7,10 +7,12 @@
 
 pub mod checks;
 pub mod db;
+pub mod definition;
 pub mod inputs;
+pub mod lwir;
 pub mod project;
 pub mod queries;
 pub mod report;
 
 pub use db::{Database, SourceFile, Workspace};
-pub use report::{FileReport, diagnostics_report, report};
+pub use report::{FileReport, Issued, diagnostics_report, report};

@@ -110,7 +110,7 @@ pub struct Read<T> {
     pub findings: Vec<Finding>,
 }
 
-fn read_document<T: Default>(
+pub(crate) fn read_document<T: Default>(
     db: &dyn salsa::Database,
     file: SourceFile,
     expected: DocumentKind,

@@ -1,7 +1,7 @@
 //! The top of the pipeline: gathers every layer's findings for one file, applies the
 //! suppressions, and issues the candidate (with both hashes) when nothing blocks.
 
-use little_diagnostics::{Code, Diagnostic};
+use little_diagnostics::Diagnostic;
 use little_frontend::DocumentKind;
 use little_frontend::anchor::{Finding, Resolver};
 use little_ir::NodeKind;
@@ -12,6 +12,7 @@ use crate::checks::{
     agents, branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions,
 };
 use crate::db::{SourceFile, Workspace};
+use crate::lwir::{WorkflowVersion, check_lwir};
 use crate::project::{Candidate, authored_graph_hash, topology_hash};
 use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
 
@@ -103,17 +104,62 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     outcome
 }
 
+/// What a clean file issues: a draft's candidate, or an LWIR's WorkflowVersion (SPEC §6).
+/// Both are the report's `candidate`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Issued {
+    Draft(Candidate),
+    Lwir(WorkflowVersion),
+}
+
+impl Issued {
+    pub fn id(&self) -> &str {
+        match self {
+            Issued::Draft(candidate) => &candidate.id,
+            Issued::Lwir(version) => &version.id,
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Issued::Draft(candidate) => candidate.to_json(),
+            Issued::Lwir(version) => version.to_json(),
+        }
+    }
+
+    /// The draft candidate, if this is one.
+    pub fn draft(&self) -> Option<&Candidate> {
+        match self {
+            Issued::Draft(candidate) => Some(candidate),
+            Issued::Lwir(_) => None,
+        }
+    }
+
+    /// The WorkflowVersion, if this is one.
+    pub fn workflow_version(&self) -> Option<&WorkflowVersion> {
+        match self {
+            Issued::Lwir(version) => Some(version),
+            Issued::Draft(_) => None,
+        }
+    }
+}
+
 /// What `little check` shows for one file: resolved, sorted diagnostics and the outcome.
 #[derive(Debug)]
 pub struct FileReport {
     pub document: Option<DocumentKind>,
     pub diagnostics: Vec<Diagnostic>,
-    pub candidate: Option<Candidate>,
+    pub candidate: Option<Issued>,
 }
 
 impl FileReport {
     pub fn blocking(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::blocking)
+    }
+
+    /// The draft candidate, when the file is a clean draft.
+    pub fn draft_candidate(&self) -> Option<&Candidate> {
+        self.candidate.as_ref().and_then(Issued::draft)
     }
 }
 
@@ -143,18 +189,19 @@ fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile,
             let findings: Vec<Finding> = match kind {
                 DocumentKind::Draft if candidate => {
                     let outcome = check_draft(db, workspace, file);
-                    report.candidate = outcome.candidate.clone();
+                    report.candidate = outcome.candidate.clone().map(Issued::Draft);
+                    outcome.findings.clone()
+                }
+                DocumentKind::Lwir => {
+                    let outcome = check_lwir(db, workspace, file);
+                    report.candidate = outcome.version.clone().map(Issued::Lwir);
                     outcome.findings.clone()
                 }
                 DocumentKind::Draft => draft_findings(db, workspace, file).clone(),
                 DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
                 DocumentKind::Context => crate::queries::context_of(db, file).findings.clone(),
                 DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
-                DocumentKind::Lwir | DocumentKind::Definition => vec![Finding::new(
-                    Code::ParseUnsupportedFormat,
-                    little_frontend::anchor::Anchor::root(),
-                    format!("{} documents are not checked by this version of little yet", kind.as_str()),
-                )],
+                DocumentKind::Definition => crate::definition::definition_of(db, file).findings.clone(),
             };
             report.diagnostics.extend(findings.into_iter().map(|f| resolver.resolve(f)));
         }

@@ -61,7 +61,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
         assert!(executions(&log, query).is_empty(), "{query} re-ran: {:?}", log.lock().unwrap());
     }
     // The edit is real: the topology hash moved.
-    assert_ne!(before.candidate.as_ref().unwrap().topology_hash, after.candidate.as_ref().unwrap().topology_hash);
+    assert_ne!(before.draft_candidate().unwrap().topology_hash, after.draft_candidate().unwrap().topology_hash);
     assert_eq!(draft_ir(&db, file).as_ref().unwrap().nodes[1 + 500].id(&db), "n0500");
 }
 

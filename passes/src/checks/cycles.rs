@@ -1,4 +1,5 @@
 //! `graph.cycle`: loops of forward and branch edges, with the witness of SPEC §2.2.
+//! [`witnesses`] is the one witness algorithm: LWIR `needs` use it too (`lwir/graph.rs`).
 //!
 //! Components come from petgraph's `kosaraju_scc` (iterative; `tarjan_scc` recurses).
 //! The witness is the shortest cycle through the component's smallest node id, found
@@ -57,8 +58,12 @@ pub fn witnesses(graph: &CycleGraph<'_>) -> Vec<Witness> {
     for &(from, to, id) in &graph.edges {
         outgoing[from as usize].push((to, id));
     }
+    // Ties of edge id (LWIR needs have none) go to the smaller target id, so a witness
+    // never depends on the authored order.
     for list in &mut outgoing {
-        list.sort_by(|a, b| a.1.cmp(b.1).then(a.0.cmp(&b.0)));
+        list.sort_by(|a, b| {
+            a.1.cmp(b.1).then_with(|| graph.nodes[a.0 as usize].cmp(graph.nodes[b.0 as usize])).then(a.0.cmp(&b.0))
+        });
     }
     starts.into_iter().map(|start| shortest_cycle(graph, &outgoing, &component_of, start)).collect()
 }

@@ -10,7 +10,7 @@ use crate::queries::draft_ir;
 
 use super::node::check_node;
 use super::resolve::resolved_graph;
-use super::upstream::{ancestors, predecessors};
+use super::upstream::{ancestors, ancestry_unknown, predecessors};
 
 #[salsa::tracked(returns(ref))]
 pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
@@ -51,8 +51,11 @@ pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         }
         let predecessors = predecessor_lists.get_or_insert_with(|| predecessors(graph));
         let upstream = ancestors(predecessors, index as u32);
-        // An unresolved node upstream might produce the artifact: say nothing.
-        if upstream.iter().enumerate().any(|(i, &up)| up && graph.nodes[i].family.is_none()) {
+        // An unresolved node upstream, or one behind an edge from a node that does not
+        // exist, might produce the artifact: say nothing (the dangling edge is the fault).
+        if ancestry_unknown(graph, &upstream, index as u32)
+            || upstream.iter().enumerate().any(|(i, &up)| up && graph.nodes[i].family.is_none())
+        {
             continue;
         }
         let artifacts: Vec<&str> = upstream

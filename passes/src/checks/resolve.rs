@@ -371,6 +371,13 @@ fn resolve_edge(
             names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         };
         let family = node.family.as_ref().map_or("", |f| f.id.as_str());
+        // The input the author meant (not reported missing): the near name, or the only one.
+        let meant = (direction == Direction::Input)
+            .then(|| {
+                suggest::nearest(&name, names.iter().copied()).or(if names.len() == 1 { Some(names[0]) } else { None })
+            })
+            .flatten()
+            .map(str::to_string);
         let (code, anchor) = if via_mapping {
             (
                 Code::ContractUnknownPort,
@@ -387,8 +394,8 @@ fn resolve_edge(
         );
         graph.findings.push(Finding::new(code, anchor, message).edge(id).node(&node.id).help(help));
         faulty = true;
-        if direction == Direction::Input {
-            graph.aimed.push((node_index, name));
+        if let Some(meant) = meant {
+            graph.aimed.push((node_index, meant));
         }
         None
     };

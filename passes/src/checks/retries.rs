@@ -8,7 +8,7 @@ use little_ir::EdgeKind;
 use crate::db::{SourceFile, Workspace};
 
 use super::resolve::resolved_graph;
-use super::upstream::{ancestors, predecessors};
+use super::upstream::{ancestors, ancestry_unknown, predecessors};
 
 pub const MAX_ATTEMPTS: std::ops::RangeInclusive<i64> = 1..=20;
 
@@ -69,7 +69,8 @@ pub fn retry_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
             continue;
         }
         let predecessors = predecessor_lists.get_or_insert_with(|| predecessors(graph));
-        if !ancestors(predecessors, edge.from)[edge.to as usize] {
+        let upstream = ancestors(predecessors, edge.from);
+        if !upstream[edge.to as usize] && !ancestry_unknown(graph, &upstream, edge.from) {
             let (source, target) = (graph.node(edge.from), graph.node(edge.to));
             findings.push(
                 Finding::new(

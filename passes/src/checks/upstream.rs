@@ -24,3 +24,10 @@ pub fn ancestors(predecessors: &[Vec<u32>], node: u32) -> Vec<bool> {
     }
     seen
 }
+
+/// Whether part of what leads to `node` is unknown: it, or a node upstream of it, is
+/// entered by an edge from a node that does not exist. Checks about ancestry then say
+/// nothing, since the dangling edge is the one fault (SPEC §2.1).
+pub fn ancestry_unknown(graph: &ResolvedGraph, upstream: &[bool], node: u32) -> bool {
+    graph.entered_from_nowhere.iter().any(|&n| n == node || upstream[n as usize])
+}

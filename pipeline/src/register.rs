@@ -1,0 +1,176 @@
+//! Stages 7 and 8 of seed 000: validating an LWIR against the definition's snapshot
+//! (with `little check`'s own passes), registering it as a WorkflowVersion and locking it.
+
+use std::sync::Arc;
+
+use little_diagnostics::{Code, Diagnostic, LineIndex};
+use little_frontend::DocumentKind;
+use little_passes::{Database, SourceFile};
+use serde_json::{Value, json};
+
+use crate::capabilities::{Capabilities, hash};
+
+/// The LWIR text a planner produced (or a user gave), and what validating it found.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub path: String,
+    pub text: Arc<str>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Validation {
+    pub fn blocking(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::blocking)
+    }
+
+    /// The findings in the stable JSON shape of SPEC §3 (what a planner reads to repair).
+    pub fn findings_json(&self) -> Vec<Value> {
+        let index = LineIndex::new(&self.text);
+        self.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, &self.text, &index)).collect()
+    }
+}
+
+/// Validates LWIR bytes against the snapshot: every LWIR check of `little check
+/// --snapshot`, binding checks included. Bytes that are not UTF-8 get the parse error.
+pub fn validate(capabilities: &Capabilities, path: &str, bytes: &[u8]) -> Validation {
+    let text: Arc<str> = match little_frontend::json::decode_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(diagnostic) => {
+            return Validation {
+                path: path.to_string(),
+                text: String::from_utf8_lossy(bytes).into_owned().into(),
+                diagnostics: vec![diagnostic],
+            };
+        }
+    };
+    let db = Database::default();
+    let snapshot = SourceFile::new(&db, "<definition snapshot>".to_string(), capabilities.snapshot_text().into());
+    let workspace = crate::workspace(&db, Some(snapshot));
+    let file = SourceFile::new(&db, path.to_string(), text.clone());
+    let report = little_passes::report(&db, workspace, file);
+    let mut diagnostics = report.diagnostics;
+    if let Some(kind) = report.document
+        && kind != DocumentKind::Lwir
+    {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::ParseUnsupportedFormat,
+                format!(
+                    "expected an LWIR document (`\"apiVersion\": \"{}\"`), found a {} document",
+                    little_frontend::LWIR_API_VERSION,
+                    kind.as_str()
+                ),
+            )
+            .with_path("$"),
+        );
+        little_diagnostics::sort(&mut diagnostics);
+    }
+    Validation { path: path.to_string(), text, diagnostics }
+}
+
+/// A registered LWIR: its WorkflowVersion and its compiler lock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Registration {
+    pub workflow_version: Value,
+    pub lock: Value,
+}
+
+impl Registration {
+    /// `wfver_<16 hex>`.
+    pub fn id(&self) -> &str {
+        self.workflow_version["id"].as_str().unwrap_or_default()
+    }
+
+    pub fn hash(&self) -> &str {
+        self.workflow_version["hash"].as_str().unwrap_or_default()
+    }
+
+    /// The document `little lock` prints and `little plan -o` writes.
+    pub fn document(&self) -> Value {
+        json!({ "workflowVersion": self.workflow_version, "lock": self.lock })
+    }
+}
+
+/// Registers a validated LWIR (nothing blocks) and locks it to the definition.
+pub fn register(capabilities: &Capabilities, validation: &Validation) -> Result<Registration, String> {
+    debug_assert!(!validation.blocking());
+    // The WorkflowVersion is `little check`'s (one definition of the LWIR's identity).
+    let version = little_passes::lwir::workflow_version(&validation.text).ok_or("the LWIR has no canonical form")?;
+    let canonical = version.canonical_json.clone().ok_or("the LWIR's canonical JSON was not built")?;
+    let lwir_hash = version.hash.clone();
+    let short = little_hashing::short_id(&lwir_hash).to_string();
+    let tree = little_frontend::json::parse(&validation.text).tree.ok_or("the LWIR is not JSON")?;
+    let lwir = tree.to_serde(tree.root());
+    let workflow_version = json!({
+        "id": version.id,
+        "hash": lwir_hash,
+        "canonicalizer": version.canonicalizer,
+        "canonicalJson": canonical,
+        "lwir": lwir,
+    });
+
+    let permitted = |key: &str| -> Vec<String> {
+        let mut names: Vec<String> = lwir["permissions"][key]
+            .as_array()
+            .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let slot_json = |slot: &crate::capabilities::Slot| json!({ "id": slot.id, "providerId": slot.model.provider_id, "modelId": slot.model.model_id });
+    let mut all_slots: Vec<&crate::capabilities::Slot> = capabilities.slots.iter().collect();
+    all_slots.sort_by(|a, b| a.id.cmp(&b.id));
+    let used_models = permitted("models");
+    let model_slots: Vec<Value> =
+        all_slots.iter().filter(|s| used_models.contains(&s.id)).map(|s| slot_json(s)).collect();
+    let tool_lock = |tool: &little_frontend::definition::ToolDecl| {
+        json!({
+            "id": tool.id,
+            "descriptorHash": hash(&Capabilities::tool_json(tool)),
+            "inputSchemaHash": hash(&tool.input_schema),
+            "outputSchemaHash": hash(&tool.output_schema),
+        })
+    };
+    let used_tools = permitted("tools");
+    let tools: Vec<Value> =
+        capabilities.global_tools.iter().filter(|t| used_tools.contains(&t.id)).map(tool_lock).collect();
+
+    let snapshot = &capabilities.snapshot;
+    let capability_manifest = json!({
+        "workflowDefinitionHash": capabilities.definition_hash,
+        "workerConfig": snapshot["workerConfig"],
+        "modelSlots": all_slots.iter().map(|s| slot_json(s)).collect::<Vec<_>>(),
+        "tools": capabilities.global_tools.iter().map(tool_lock).collect::<Vec<_>>(),
+        "memoryStoreIds": capabilities.manifest["memoryStoreIds"],
+    });
+    let requested_output = capabilities.requested_output();
+    let remaining: Vec<Value> = validation
+        .diagnostics
+        .iter()
+        .map(|d| {
+            json!({ "code": d.code.as_str(), "severity": d.severity().as_str(), "path": d.path, "message": d.message })
+        })
+        .collect();
+    let validation_record = json!({
+        "lwirHash": lwir_hash,
+        "snapshotHash": hash(snapshot),
+        "diagnostics": remaining,
+    });
+    let lock = json!({
+        "workflowVersionId": format!("wfv_{short}"),
+        "workflowVersionHash": lwir_hash,
+        "lwirVersionId": format!("wfver_{short}"),
+        "lwirHash": lwir_hash,
+        "workflowDefinitionHash": capabilities.definition_hash,
+        "inputSchemaHash": snapshot["inputSchemaHash"],
+        "requestedOutput": requested_output,
+        "requestedOutputHash": hash(&requested_output),
+        "capabilityManifest": capability_manifest,
+        "capabilityManifestHash": hash(&capability_manifest),
+        "modelSlots": model_slots,
+        "tools": tools,
+        "validationHash": hash(&validation_record),
+    });
+    Ok(Registration { workflow_version, lock })
+}

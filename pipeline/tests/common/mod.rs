@@ -1,0 +1,135 @@
+//! Fixtures of the pipeline tests: a scratch folder per test with the worked example's
+//! definition, input and LWIR, and scripted planners (POSIX sh).
+
+#![allow(dead_code)] // each test file uses its own part
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use little_diagnostics::Code;
+use little_pipeline::{Failure, PlanReport, PlanRequest};
+
+pub fn example(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-summarize-ticket").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A scratch folder holding `definition.json`, `input.json`, `lwir.json`.
+pub struct Scratch {
+    pub dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("little-pipeline-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = Scratch { dir };
+        scratch.write("definition.json", &example("definition.json"));
+        scratch.write("input.json", &example("input.json"));
+        scratch.write("lwir.json", &example("lwir.json"));
+        scratch
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    pub fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.path(name), text).unwrap();
+    }
+
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).unwrap_or_default()
+    }
+
+    /// A planner script that appends `attempt N` to `marker` each time it runs, then runs `body`.
+    pub fn planner(&self, name: &str, body: &str) -> String {
+        let script = format!(
+            "#!/bin/sh\nset -eu\ndir='{}'\ntask=$(cat)\necho \"attempt $LITTLE_ATTEMPT\" >> \"$dir/{name}.marker\"\n{body}\n",
+            self.dir.display()
+        );
+        self.write(&format!("{name}.sh"), &script);
+        format!("sh '{}'", self.path(&format!("{name}.sh")).display())
+    }
+
+    /// The lines of a planner's marker file: one per run.
+    pub fn runs(&self, name: &str) -> Vec<String> {
+        self.read(&format!("{name}.marker")).lines().map(str::to_string).collect()
+    }
+
+    /// A planner that emits the valid LWIR at once.
+    pub fn good_planner(&self) -> String {
+        self.planner("good", "cat \"$dir/lwir.json\"")
+    }
+
+    /// A planner whose first draft names a model that is not a slot, and that repairs it
+    /// from the findings in its task.
+    pub fn repairing_planner(&self) -> String {
+        self.planner(
+            "repair",
+            r#"if printf '%s' "$task" | grep -q '"code":"binding.model_not_permitted"'; then
+  cat "$dir/lwir.json"
+else
+  sed 's/"gpt-4o-mini"/"gpt-4o"/g' "$dir/lwir.json"
+fi"#,
+        )
+    }
+
+    pub fn plan(&self, planner: &str, run_id: &str) -> Result<PlanReport, Failure> {
+        self.plan_with(planner, run_id, "definition.json", "input.json", Duration::from_secs(60), 3)
+    }
+
+    pub fn plan_with(
+        &self,
+        planner: &str,
+        run_id: &str,
+        definition: &str,
+        input: &str,
+        timeout: Duration,
+        max_attempts: u32,
+    ) -> Result<PlanReport, Failure> {
+        let (definition, input, events) = (self.path(definition), self.path(input), self.path("events.jsonl"));
+        let request = PlanRequest {
+            definition: &definition,
+            input: &input,
+            planner,
+            run_id,
+            events: &events,
+            timeout,
+            max_attempts,
+        };
+        little_pipeline::plan(&request, &mut |_| {})
+    }
+
+    /// The event types of a run, in order.
+    pub fn event_types(&self, run_id: &str) -> Vec<String> {
+        little_pipeline::events::read(&self.path("events.jsonl"))
+            .unwrap()
+            .events
+            .into_iter()
+            .filter(|e| e.run_id == run_id)
+            .map(|e| e.kind)
+            .collect()
+    }
+}
+
+/// The codes of a blocked failure, in order; panics on success or a tool failure.
+pub fn blocked_codes(result: Result<PlanReport, Failure>) -> Vec<Code> {
+    match result {
+        Err(Failure::Blocked(located)) => located.iter().flat_map(|l| &l.diagnostics).map(|d| d.code).collect(),
+        Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
+        Ok(report) => panic!("registered {}", report.registration.id()),
+    }
+}
+
+pub fn registered(result: Result<PlanReport, Failure>) -> PlanReport {
+    match result {
+        Ok(report) => report,
+        Err(Failure::Blocked(located)) => panic!(
+            "blocked: {:#?}",
+            located.iter().flat_map(|l| &l.diagnostics).map(|d| (&d.code, &d.message, &d.path)).collect::<Vec<_>>()
+        ),
+        Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
+    }
+}

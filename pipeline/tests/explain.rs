@@ -1,0 +1,117 @@
+//! The `pipeline.*` explanation pages, proven: each failing example (a definition and a
+//! ```` ```json input ```` block) gets exactly its code from `little plan`'s stages, and
+//! each fixed example gets none.
+
+mod common;
+
+use common::{Scratch, blocked_codes, registered};
+use little_conformance::pages::{Example, examples};
+use little_diagnostics::Code;
+use little_passes::Database;
+use little_pipeline::Failure;
+use little_pipeline::documents::{load_definition, load_input, missing_tools};
+
+fn input_of(example: &Example) -> &str {
+    example
+        .extra
+        .iter()
+        .find(|(info, _)| info == "json input")
+        .map(|(_, block)| block.as_str())
+        .expect("a ```json input block")
+}
+
+/// The codes of the stages before the planner (definition, input, registry), from the
+/// first stage that stops the run, as `little plan` stops there.
+fn pre_planner_codes(scratch: &Scratch, example: &Example) -> Vec<Code> {
+    scratch.write("definition.json", &example.document);
+    scratch.write("input.json", input_of(example));
+    let db = Database::default();
+    let codes = |failure: Failure| match failure {
+        Failure::Blocked(located) => located.iter().flat_map(|l| &l.diagnostics).map(|d| d.code).collect(),
+        Failure::Tool(message) => panic!("tool failure: {message}"),
+    };
+    let loaded = match load_definition(&db, &scratch.path("definition.json")) {
+        Ok(loaded) => loaded,
+        Err(failure) => return codes(failure),
+    };
+    if let Err(failure) = load_input(&db, &scratch.path("input.json"), &loaded.definition) {
+        return codes(failure);
+    }
+    match missing_tools(&loaded) {
+        Ok(()) => Vec::new(),
+        Err(failure) => codes(failure),
+    }
+}
+
+fn exactly(code: Code, found: &[Code]) -> bool {
+    !found.is_empty() && found.iter().all(|c| *c == code)
+}
+
+#[test]
+fn input_schema_error_and_missing_tool_pages() {
+    for code in [Code::PipelineInputSchemaError, Code::PipelineMissingTool] {
+        let pages = examples(code.explanation()).unwrap();
+        let scratch = Scratch::new(&format!("page-{}", code.as_str()));
+        let failing = pre_planner_codes(&scratch, &pages.failing);
+        assert!(exactly(code, &failing), "{}: failing example got {failing:?}", code.as_str());
+        let fixed = pre_planner_codes(&scratch, &pages.fixed);
+        assert!(fixed.is_empty(), "{}: fixed example got {fixed:?}", code.as_str());
+    }
+}
+
+#[test]
+fn missing_tool_points_at_the_name_with_a_suggestion() {
+    let pages = examples(Code::PipelineMissingTool.explanation()).unwrap();
+    let scratch = Scratch::new("page-missing-tool-detail");
+    scratch.write("definition.json", &pages.failing.document);
+    let db = Database::default();
+    let loaded = load_definition(&db, &scratch.path("definition.json")).unwrap();
+    let Err(Failure::Blocked(located)) = missing_tools(&loaded) else { panic!("expected blocked") };
+    let d = &located[0].diagnostics[0];
+    assert_eq!(d.path.as_deref(), Some("$.globalTools[0]"));
+    assert_eq!(d.help.as_deref(), Some("did you mean `helpdesk.getTicket`?"));
+}
+
+/// The drift page: the run starts with the fixed definition; resuming with the failing one
+/// is exactly `pipeline.capability_drift` (the planner does not run); resuming with the
+/// fixed one again replays the recorded session. The planner's LWIR must validate, so this
+/// test also needs the LWIR checks.
+#[test]
+fn capability_drift_page() {
+    let pages = examples(Code::PipelineCapabilityDrift.explanation()).unwrap();
+    let scratch = Scratch::new("page-drift");
+    let planner = scratch.good_planner();
+    scratch.write("fixed.json", &pages.fixed.document);
+    scratch.write("failing.json", &pages.failing.document);
+    scratch.write("input.json", input_of(&pages.fixed));
+    assert_eq!(input_of(&pages.fixed), input_of(&pages.failing));
+    let run = |definition: &str| {
+        scratch.plan_with(&planner, "run_7f3", definition, "input.json", std::time::Duration::from_secs(60), 3)
+    };
+    registered(run("fixed.json"));
+    assert_eq!(blocked_codes(run("failing.json")), [Code::PipelineCapabilityDrift]);
+    assert_eq!(scratch.runs("good").len(), 1);
+    let replayed = registered(run("fixed.json"));
+    assert_eq!(replayed.planner_runs, 0);
+}
+
+#[test]
+fn drift_shows_the_fields_that_drifted_at_the_system_prompt() {
+    let pages = examples(Code::PipelineCapabilityDrift.explanation()).unwrap();
+    let scratch = Scratch::new("page-drift-detail");
+    // A planner that fails fast: only the recorded session start matters here.
+    let planner = scratch.planner("fast", "exit 1");
+    scratch.write("fixed.json", &pages.fixed.document);
+    scratch.write("failing.json", &pages.failing.document);
+    scratch.write("input.json", input_of(&pages.fixed));
+    let run = |definition: &str| {
+        scratch.plan_with(&planner, "run_7f3", definition, "input.json", std::time::Duration::from_secs(60), 3)
+    };
+    assert!(matches!(run("fixed.json"), Err(Failure::Tool(_))));
+    let Err(Failure::Blocked(located)) = run("failing.json") else { panic!("expected drift") };
+    let d = &located[0].diagnostics[0];
+    assert_eq!(d.code, Code::PipelineCapabilityDrift);
+    assert_eq!(d.path.as_deref(), Some("$.planner.system"));
+    let fields: Vec<&str> = d.message.lines().skip(1).map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(fields, ["systemPromptHash", "workflowDefinitionHash"], "{}", d.message);
+}

@@ -1,0 +1,251 @@
+//! The compile-pipeline commands end to end: `little snapshot`, `lock`, `plan`, `events`,
+//! on the worked example `examples/support-summarize-ticket/`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Run, little, little_in};
+use serde_json::Value;
+
+const EXAMPLE: &str = "examples/support-summarize-ticket";
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE).join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("little-cli-pipeline-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr))
+}
+
+fn plan_args(dir: &Path, run_id: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "plan".into(),
+        example("definition.json").display().to_string(),
+        "--input".into(),
+        example("input.json").display().to_string(),
+        "--planner".into(),
+        format!("sh '{}'", example("planner.sh").display()),
+        "--run-id".into(),
+        run_id.into(),
+        "--events".into(),
+        dir.join("events.jsonl").display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn snapshot_prints_the_seed_fields_and_check_reads_it() {
+    let run = little(["snapshot", &format!("{EXAMPLE}/definition.json")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let snapshot = json(&run);
+    let keys: Vec<&str> = snapshot.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "description",
+            "inputSchemaHash",
+            "outputSchemaHash",
+            "modelSlots",
+            "plannerConfig",
+            "workerConfig",
+            "globalTools",
+            "memoryConfig"
+        ]
+    );
+    let slots: Vec<&str> =
+        snapshot["modelSlots"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(slots, ["gpt-5", "gpt-4o-mini"]);
+    assert_eq!(snapshot["plannerConfig"]["modelSlotId"], "gpt-5");
+    // The input schema hash is the hash of the canonical schema, as `little hash` computes it.
+    let dir = scratch("snapshot");
+    let definition: Value =
+        serde_json::from_str(&std::fs::read_to_string(example("definition.json")).unwrap()).unwrap();
+    std::fs::write(dir.join("schema.json"), definition["inputSchema"].to_string()).unwrap();
+    let hashed = little(["hash", &dir.join("schema.json").display().to_string()]);
+    assert_eq!(hashed.stdout.trim(), snapshot["inputSchemaHash"]);
+
+    // `little check --snapshot` binds the example's LWIR against the printed snapshot.
+    std::fs::write(dir.join("snapshot.json"), &run.stdout).unwrap();
+    let snapshot_path = dir.join("snapshot.json").display().to_string();
+    let check = little(["check", &format!("{EXAMPLE}/lwir.json"), "--snapshot", &snapshot_path]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert!(check.stdout.contains("workflow version wfver_"), "{}", check.stdout);
+    std::fs::write(
+        dir.join("renamed.json"),
+        std::fs::read_to_string(example("lwir.json"))
+            .unwrap()
+            .replace(r#""name": "support.summarize-ticket""#, r#""name": "support.summarise-ticket""#),
+    )
+    .unwrap();
+    let renamed = little(["check", &dir.join("renamed.json").display().to_string(), "--snapshot", &snapshot_path]);
+    assert_eq!(renamed.code, 1);
+    assert!(renamed.stdout.contains("binding.name_mismatch"), "{}", renamed.stdout);
+
+    let manifest = json(&little(["snapshot", "--manifest", &format!("{EXAMPLE}/definition.json")]));
+    assert_eq!(manifest["manifest"]["harnessId"], "workflowHarness@1.0.0");
+    assert!(manifest["manifestHash"].as_str().unwrap().starts_with("sha256:"));
+}
+
+#[test]
+fn a_definition_with_a_wrong_shape_is_reported_by_check_and_refused_by_snapshot() {
+    let dir = scratch("bad-definition");
+    let text = std::fs::read_to_string(example("definition.json"))
+        .unwrap()
+        .replace(r#""maxOuterCycles": 1"#, r#""maxOuterCycles": "one""#);
+    let path = dir.join("definition.json").display().to_string();
+    std::fs::write(&path, text).unwrap();
+    let check = little(["check", &path, "--format", "json"]);
+    assert_eq!(check.code, 1);
+    let report = json(&check);
+    let diagnostics = report["files"][0]["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(diagnostics[0]["code"], "definition.invalid_shape");
+    assert_eq!(diagnostics[0]["path"], "$.maxOuterCycles");
+    let snapshot = little(["snapshot", &path]);
+    assert_eq!(snapshot.code, 1);
+    assert!(snapshot.stdout.contains("definition.invalid_shape"), "{}", snapshot.stdout);
+
+    let clean = little(["check", &format!("{EXAMPLE}/definition.json")]);
+    assert_eq!(clean.code, 0, "{}", clean.stdout);
+    assert!(!clean.stdout.contains("no candidate"), "{}", clean.stdout);
+}
+
+#[test]
+fn an_invalid_input_exits_1_with_its_paths_and_the_log_says_why() {
+    let dir = scratch("bad-input");
+    std::fs::write(dir.join("input.json"), r#"{ "ticketId": 4821, "transcript": "x" }"#).unwrap();
+    let mut args = plan_args(&dir, "run_bad", &[]);
+    args[3] = dir.join("input.json").display().to_string();
+    let run = little(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("error[pipeline.input_schema_error]"), "{}", run.stdout);
+    assert!(run.stdout.contains("$.ticketId"), "{}", run.stdout);
+    let events = little(["events", &dir.join("events.jsonl").display().to_string()]);
+    assert_eq!(events.stdout, "run run_bad\n   1  RunFailed                    cause: input_schema_error\n");
+}
+
+#[test]
+fn a_hanging_planner_is_exit_2_with_a_clear_error() {
+    let dir = scratch("hang");
+    let mut args = plan_args(&dir, "run_h", &["--timeout", "300ms"]);
+    args[5] = "sleep 30".into();
+    let run = little(&args);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("did not finish attempt 1 within 300ms (`--timeout`); it was killed"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn events_ignores_a_torn_last_line_with_a_warning() {
+    let dir = scratch("events-torn");
+    let log = dir.join("events.jsonl");
+    std::fs::write(
+        &log,
+        "{\"runId\":\"r\",\"seq\":1,\"type\":\"harness.session.started\",\"payload\":{\"role\":\"planner\",\"manifestHash\":\"sha256:0123456789abcdef\"}}\n{\"runId\":\"r\",\"seq\":2,\"type\":\"harness.mo",
+    )
+    .unwrap();
+    let run = little(["events", &log.display().to_string()]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "run r\n   1  harness.session.started      role: planner, manifest sha256:0123456789ab\n");
+    assert!(run.stderr.contains("torn"), "{}", run.stderr);
+    let as_json = json(&little(["events", &log.display().to_string(), "--format", "json"]));
+    assert_eq!(as_json.as_array().unwrap().len(), 1);
+    assert_eq!(little(["events", &log.display().to_string(), "--run-id", "other"]).code, 2);
+}
+
+// The tests below register LWIR, so they need the LWIR checks of `little check`.
+
+#[test]
+fn plan_walks_through_the_worked_example_and_resumes_without_the_planner() {
+    let dir = scratch("walkthrough");
+    let lock_path = dir.join("lock.json");
+    let run = little_in(&dir, plan_args(&dir, "run_7f3", &["-o", &lock_path.display().to_string()]));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("registered wfver_"), "{}", run.stdout);
+    assert!(run.stdout.contains("from attempt 2; planner ran 2 times"), "{}", run.stdout);
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+
+    let events = little(["events", &dir.join("events.jsonl").display().to_string(), "--run-id", "run_7f3"]);
+    let types: Vec<&str> = events.stdout.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "harness.session.started",
+            "harness.model.called",
+            "harness.tool_call.started",
+            "harness.tool_call.succeeded",
+            "harness.model.responded",
+            "harness.model.called",
+            "harness.tool_call.started",
+            "harness.tool_call.succeeded",
+            "harness.model.responded",
+            "harness.session.completed",
+            "WorkflowVersionRegistered"
+        ]
+    );
+
+    let again = little_in(&dir, plan_args(&dir, "run_7f3", &["-o", &lock_path.display().to_string()]));
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("replayed from the event log, planner not run"), "{}", again.stdout);
+    let replayed: Value = serde_json::from_str(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    assert_eq!(document, replayed);
+
+    // `little lock` on the same LWIR gives the same version and lock.
+    let locked =
+        little(["lock", &format!("{EXAMPLE}/lwir.json"), "--definition", &format!("{EXAMPLE}/definition.json")]);
+    assert_eq!(locked.code, 0, "{}", locked.stdout);
+    assert_eq!(json(&locked), document);
+}
+
+#[test]
+fn lock_is_content_addressed_and_refuses_what_blocks() {
+    let dir = scratch("lock");
+    let text = std::fs::read_to_string(example("lwir.json")).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    // Reformatted (compact), the same LWIR is the same WorkflowVersion.
+    std::fs::write(dir.join("compact.json"), value.to_string()).unwrap();
+    let definition = example("definition.json").display().to_string();
+    let a = json(&little(["lock", &example("lwir.json").display().to_string(), "--definition", &definition]));
+    let b = json(&little(["lock", &dir.join("compact.json").display().to_string(), "--definition", &definition]));
+    assert_eq!(a["workflowVersion"]["id"], b["workflowVersion"]["id"]);
+    assert_eq!(a["lock"], b["lock"]);
+    let lock = &a["lock"];
+    let keys: Vec<&str> = lock.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "workflowVersionId",
+            "workflowVersionHash",
+            "lwirVersionId",
+            "lwirHash",
+            "workflowDefinitionHash",
+            "inputSchemaHash",
+            "requestedOutput",
+            "requestedOutputHash",
+            "capabilityManifest",
+            "capabilityManifestHash",
+            "modelSlots",
+            "tools",
+            "validationHash"
+        ]
+    );
+
+    std::fs::write(dir.join("bad.json"), text.replace(r#""gpt-4o-mini""#, r#""gpt-4o""#)).unwrap();
+    let refused = little(["lock", &dir.join("bad.json").display().to_string(), "--definition", &definition]);
+    assert_eq!(refused.code, 1);
+    assert!(refused.stdout.contains("binding.model_not_permitted"), "{}", refused.stdout);
+    assert!(refused.stdout.contains("not registered"), "{}", refused.stdout);
+}
