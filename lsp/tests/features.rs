@@ -115,6 +115,16 @@ fn definition_of_an_edge_endpoint_and_of_an_lwir_need() {
     let location =
         client.request("textDocument/definition", json!({ "textDocument": { "uri": lwir }, "position": at }));
     assert_eq!(location["range"]["start"], position(lwir_text, lwir_text.find(r#""fetch""#).unwrap(), true));
+    // LWIR files get their diagnostics too: a need that names no step.
+    let dangling = lwir_text.replace(r#"["fetch"]"#, r#"["fetcj"]"#);
+    let diagnostics = client.replace(&lwir, 2, &dangling);
+    let need = diagnostics
+        .iter()
+        .find(|d| d.code == Some(lsp_types::NumberOrString::String("graph.dangling_edge".into())))
+        .unwrap_or_else(|| panic!("{diagnostics:#?}"));
+    let start = dangling.find(r#""fetcj""#).unwrap();
+    assert_eq!(serde_json::to_value(need.range.start).unwrap(), position(&dangling, start, true));
+    client.replace(&lwir, 3, lwir_text);
     let symbols = client.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": lwir } }));
     assert_eq!(symbols[0]["name"], "steps");
     assert_eq!(symbols[0]["children"][1]["name"], "summarize");

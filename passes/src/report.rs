@@ -209,7 +209,7 @@ fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile,
     little_diagnostics::sort(&mut report.diagnostics);
     // A candidate only when nothing blocks, parse diagnostics (a duplicate key) included,
     // which the draft's own checks do not see.
-    if report.blocking() {
+    if report.blocking() || !candidate {
         report.candidate = None;
     }
     report
