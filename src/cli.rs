@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Code, Diagnostic, LineIndex, Severity};
-use little_frontend::catalog::DEFAULT_CATALOG;
+use little_passes::inputs::{InputPaths, Loaded, load_workspace};
 use little_passes::project::{View, compiled_topology, topology_json};
-use little_passes::queries::{bindings_of, catalog_of, context_of, parse};
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
 use serde_json::{Map, Value, json};
 
@@ -114,6 +113,13 @@ enum Command {
     Plan(crate::pipeline::PlanArgs),
     /// Print the event sequence of planning runs.
     Events(crate::pipeline::EventsArgs),
+    /// Run the language server on stdin and stdout (settings come from the client or
+    /// `little.toml`; see the README).
+    Lsp {
+        /// Accepted for clients that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
 }
 
 /// A failure of the tool itself (exit 2), with what the user needs to fix it.
@@ -149,6 +155,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Lock(args) => crate::pipeline::lock(args, out).map_err(ToolError),
         Command::Plan(args) => crate::pipeline::plan(args, out).map_err(ToolError),
         Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
+        Command::Lsp { stdio: _ } => little_lsp::run_stdio().map(|()| EXIT_OK).map_err(ToolError),
     };
     match result {
         Ok(code) => code,
@@ -159,31 +166,8 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
     }
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ToolError> {
-    std::fs::read(path).map_err(|e| ToolError(format!("cannot read `{}`: {e}", path.display())))
-}
-
-/// A file read for checking: its text, or the diagnostic saying it is not UTF-8.
-enum Loaded {
-    Text(String),
-    /// The diagnostic, and the text with each invalid byte shown as `?`: offsets are kept, so
-    /// the diagnostic's line and column are those of the bad byte.
-    NotUtf8(Box<Diagnostic>, String),
-}
-
 fn load(path: &Path) -> Result<Loaded, ToolError> {
-    let bytes = read_bytes(path)?;
-    Ok(match little_frontend::json::decode_utf8(&bytes) {
-        Ok(text) => Loaded::Text(text.to_string()),
-        Err(diagnostic) => {
-            let mut text = String::with_capacity(bytes.len());
-            for chunk in bytes.utf8_chunks() {
-                text.push_str(chunk.valid());
-                text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
-            }
-            Loaded::NotUtf8(Box::new(diagnostic), text)
-        }
-    })
+    Ok(little_passes::inputs::load(path)?)
 }
 
 fn display(path: &Path) -> String {
@@ -193,53 +177,13 @@ fn display(path: &Path) -> String {
 /// Builds the workspace; a reader document that cannot be used fails the run (exit 2):
 /// it is never read as "no catalog" or "no rows".
 fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError> {
-    let reader = |path: &Path, what: &str| -> Result<SourceFile, ToolError> {
-        match load(path)? {
-            Loaded::Text(text) => Ok(SourceFile::new(db, display(path), text.into())),
-            Loaded::NotUtf8(d, _) => Err(ToolError(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message))),
-        }
+    let paths = InputPaths {
+        catalog: inputs.catalog.clone(),
+        context: inputs.context.clone(),
+        bindings: inputs.bindings.clone(),
+        snapshot: inputs.snapshot.clone(),
     };
-    let catalog = match &inputs.catalog {
-        Some(path) => reader(path, "catalog")?,
-        None => SourceFile::new(db, "<embedded catalog>".to_string(), DEFAULT_CATALOG.into()),
-    };
-    let context = inputs.context.as_deref().map(|p| reader(p, "context")).transpose()?;
-    let bindings = inputs.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
-    let snapshot = inputs.snapshot.as_deref().map(|p| reader(p, "snapshot")).transpose()?;
-    let ws = Workspace::new(db, catalog, context, bindings, snapshot);
-    let mut problems = String::new();
-    let mut usable = |file: SourceFile, what: &str, findings: Vec<Diagnostic>| {
-        let parse_errors = &parse(db, file).diagnostics;
-        let all: Vec<Diagnostic> =
-            parse_errors.iter().cloned().chain(findings).filter(|d| d.severity() == Severity::Error).collect();
-        if !all.is_empty() {
-            problems.push_str(&format!("the {what} `{}` cannot be used:\n", file.path(db)));
-            problems.push_str(&render_human(file.path(db), file.text(db), &all, &HumanOptions::default()));
-        }
-    };
-    let resolve = |db: &Database, file: SourceFile, findings: &[little_frontend::anchor::Finding]| -> Vec<Diagnostic> {
-        match &parse(db, file).tree {
-            Some(tree) => {
-                let resolver = little_frontend::anchor::Resolver::new(tree);
-                findings.iter().cloned().map(|f| resolver.resolve(f)).collect()
-            }
-            None => Vec::new(),
-        }
-    };
-    usable(catalog, "catalog", resolve(db, catalog, &catalog_of(db, catalog).findings));
-    if let Some(file) = context {
-        usable(file, "context", resolve(db, file, &context_of(db, file).findings));
-    }
-    if let Some(file) = bindings {
-        usable(file, "binding rows", resolve(db, file, &bindings_of(db, file).findings));
-    }
-    if let Some(file) = snapshot {
-        usable(file, "snapshot", resolve(db, file, &little_passes::lwir::binding::snapshot_of(db, file).findings));
-    }
-    if let Some(message) = little_passes::checks::config::catalog_schema_problems(db, catalog) {
-        problems.push_str(&message);
-    }
-    if problems.is_empty() { Ok(ws) } else { Err(ToolError(problems.trim_end().to_string())) }
+    Ok(load_workspace(db, &paths)?)
 }
 
 /// One checked file: its report and its text (for rendering spans).

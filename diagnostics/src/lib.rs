@@ -9,7 +9,7 @@ pub mod render;
 pub mod suggest;
 
 pub use codes::Code;
-pub use line_index::LineIndex;
+pub use line_index::{Encoding, LineIndex};
 
 use std::fmt;
 use std::ops::Range;

@@ -8,10 +8,11 @@
 pub mod checks;
 pub mod db;
 pub mod definition;
+pub mod inputs;
 pub mod lwir;
 pub mod project;
 pub mod queries;
 pub mod report;
 
 pub use db::{Database, SourceFile, Workspace};
-pub use report::{FileReport, Issued, report};
+pub use report::{FileReport, Issued, diagnostics_report, report};

@@ -23,13 +23,27 @@ pub struct DraftOutcome {
     pub candidate: Option<Candidate>,
 }
 
+/// The executable agent nodes of a draft (first occurrences), whose binding status the
+/// candidate reports.
+fn agent_ids(graph: &crate::checks::resolve::ResolvedGraph) -> Vec<&str> {
+    graph
+        .nodes
+        .iter()
+        .filter(|n| n.nth == 0 && n.is_executable() && n.kind() == Some(NodeKind::Agent))
+        .map(|n| n.id.as_str())
+        .collect()
+}
+
+/// Every finding of one draft, suppressions applied, sorted. Separate from the candidate
+/// (whose hashes read the whole text), so that an edit that changes no finding stops here:
+/// the language server reads only this.
 #[salsa::tracked(returns(ref))]
-pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
-    let mut outcome = DraftOutcome { findings: Vec::new(), candidate: None };
-    let Some(draft) = draft_ir(db, file) else { return outcome };
+pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let Some(draft) = draft_ir(db, file) else { return findings };
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
-    let findings = &mut outcome.findings;
+    let findings = &mut findings;
     findings.extend(draft.findings.iter().cloned());
     findings.extend(request::check(&draft.header, context));
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
@@ -48,15 +62,8 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     findings.extend(gates::gate_findings(db, workspace, file).iter().cloned());
     findings.extend(retries::retry_findings(db, workspace, file).iter().cloned());
 
-    let agents: Vec<&str> = graph
-        .nodes
-        .iter()
-        .filter(|n| n.nth == 0 && n.is_executable() && n.kind() == Some(NodeKind::Agent))
-        .map(|n| n.id.as_str())
-        .collect();
-    let rows = binding_rows(db, workspace);
-    if rows.is_none() {
-        findings.extend(agents::status_unavailable(&agents));
+    if binding_rows(db, workspace).is_none() {
+        findings.extend(agents::status_unavailable(&agent_ids(graph)));
     }
 
     // Suppressions silence non-blocking findings on the node that lists them.
@@ -72,11 +79,20 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     }
     findings.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.diagnostic.code.cmp(&b.diagnostic.code)));
     findings.dedup();
+    std::mem::take(findings)
+}
 
-    let blocked = findings.iter().any(|f| f.diagnostic.blocking());
-    if blocked {
+#[salsa::tracked(returns(ref))]
+pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
+    let findings = draft_findings(db, workspace, file).clone();
+    let mut outcome = DraftOutcome { findings, candidate: None };
+    let Some(draft) = draft_ir(db, file) else { return outcome };
+    if outcome.findings.iter().any(|f| f.diagnostic.blocking()) {
         return outcome;
     }
+    let graph = resolved_graph(db, workspace, file);
+    let agents = agent_ids(graph);
+    let rows = binding_rows(db, workspace);
     let status = match (agents.is_empty(), rows) {
         (true, _) => "none",
         (false, None) => "unknown",
@@ -149,6 +165,16 @@ impl FileReport {
 
 /// Checks one file and resolves every finding to a path and span in its text.
 pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
+    report_with(db, workspace, file, true)
+}
+
+/// [`report`] without the candidate (always `None`): the diagnostics alone, which do not
+/// need the hashes of the whole text. The language server's path.
+pub fn diagnostics_report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> FileReport {
+    report_with(db, workspace, file, false)
+}
+
+fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile, candidate: bool) -> FileReport {
     let parsed = parse(db, file);
     let mut report = FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
     let Some(tree) = &parsed.tree else {
@@ -161,7 +187,7 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
         Ok(kind) => {
             report.document = Some(*kind);
             let findings: Vec<Finding> = match kind {
-                DocumentKind::Draft => {
+                DocumentKind::Draft if candidate => {
                     let outcome = check_draft(db, workspace, file);
                     report.candidate = outcome.candidate.clone().map(Issued::Draft);
                     outcome.findings.clone()
@@ -171,6 +197,7 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
                     report.candidate = outcome.version.clone().map(Issued::Lwir);
                     outcome.findings.clone()
                 }
+                DocumentKind::Draft => draft_findings(db, workspace, file).clone(),
                 DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
                 DocumentKind::Context => crate::queries::context_of(db, file).findings.clone(),
                 DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
@@ -182,7 +209,7 @@ pub fn report(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) 
     little_diagnostics::sort(&mut report.diagnostics);
     // A candidate only when nothing blocks, parse diagnostics (a duplicate key) included,
     // which the draft's own checks do not see.
-    if report.blocking() {
+    if report.blocking() || !candidate {
         report.candidate = None;
     }
     report

@@ -1,0 +1,138 @@
+//! The cost of a keystroke through the server against the cost of opening: on a
+//! 10,000-node draft, the time from `didChange` (one node's config edited) to its
+//! `publishDiagnostics`, and from `didOpen` (a fresh document) to its first
+//! `publishDiagnostics`. Target: an edit costs at most 30% of an open and under 50 ms.
+//! `cargo bench -p little-lsp --bench edit` (docs/benchmarks.md has the figures).
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use lsp_types::Url;
+use serde_json::{Value, json};
+
+/// A client on the server's other end.
+struct Client {
+    connection: Connection,
+}
+
+impl Client {
+    fn start() -> Client {
+        let (server, connection) = Connection::memory();
+        std::thread::spawn(move || little_lsp::serve(server, little_passes::Database::default()));
+        let client = Client { connection };
+        let params = json!({ "processId": null, "rootUri": null, "capabilities": {} });
+        client.connection.sender.send(Request::new(RequestId::from(1), "initialize".into(), params).into()).unwrap();
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.connection.sender.send(Notification::new(method.to_string(), params).into()).unwrap();
+    }
+
+    /// Waits for the diagnostics of `uri` at `version`.
+    fn published(&self, uri: &Url, version: i32) {
+        loop {
+            if let Message::Notification(n) = self.connection.receiver.recv().unwrap()
+                && n.method == "textDocument/publishDiagnostics"
+                && n.params["uri"] == uri.as_str()
+                && n.params["version"] == version
+            {
+                return;
+            }
+        }
+    }
+
+    fn open(&self, uri: &Url, text: &str) {
+        let document = json!({ "uri": uri, "languageId": "json", "version": 1, "text": text });
+        self.notify("textDocument/didOpen", json!({ "textDocument": document }));
+        self.published(uri, 1);
+    }
+}
+
+/// The LSP position (UTF-16) of byte `offset`.
+fn position(text: &str, offset: usize) -> Value {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    json!({ "line": text[..offset].matches('\n').count(), "character": text[line_start..offset].encode_utf16().count() })
+}
+
+fn keystroke(c: &mut Criterion) {
+    const NODES: usize = 10_000;
+    let text = little_conformance::generate::draft(NODES, 42);
+    let client = Client::start();
+    let mut group = c.benchmark_group("lsp_10k");
+    group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(20));
+
+    let mut opened = 0;
+    group.bench_function("didOpen_to_publish", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                opened += 1;
+                let uri = Url::parse(&format!("file:///bench/open{opened}.json")).unwrap();
+                let start = Instant::now();
+                client.open(&uri, &text);
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+
+    // One document; each edit inserts or removes one digit in one node's query.
+    let uri = Url::parse("file:///bench/edited.json").unwrap();
+    client.open(&uri, &text);
+    let half = text.len() / 2;
+    let at = half + text[half..].find("and batch = ").unwrap() + "and batch = ".len();
+    let (start, end) = (position(&text, at), position(&text, at + 1));
+    let mut version = 1;
+    group.bench_function("didChange_to_publish", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                version += 1;
+                let change = if version % 2 == 0 {
+                    json!({ "range": { "start": start, "end": start }, "text": "9" })
+                } else {
+                    json!({ "range": { "start": start, "end": end }, "text": "" })
+                };
+                let params = json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [change] });
+                let began = Instant::now();
+                client.notify("textDocument/didChange", params);
+                client.published(&uri, version);
+                total += began.elapsed();
+            }
+            total
+        })
+    });
+
+    // The same edit without the server, to split the cost: salsa's part (`diagnostics_report` after
+    // `set_text`), and of that, the parse of the whole text alone.
+    let mut db = little_passes::Database::default();
+    let catalog =
+        little_passes::SourceFile::new(&db, "catalog".into(), little_frontend::catalog::DEFAULT_CATALOG.into());
+    let workspace = little_passes::Workspace::new(&db, catalog, None, None, None);
+    let file = little_passes::SourceFile::new(&db, "draft".into(), text.as_str().into());
+    little_passes::report(&db, workspace, file);
+    let edited = format!("{}9{}", &text[..at], &text[at..]);
+    let mut flip = false;
+    group.bench_function("set_text_to_report", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                flip = !flip;
+                let next: std::sync::Arc<str> = if flip { edited.as_str().into() } else { text.as_str().into() };
+                let began = Instant::now();
+                salsa::Setter::to(little_passes::SourceFile::set_text(file, &mut db), next);
+                std::hint::black_box(little_passes::diagnostics_report(&db, workspace, file));
+                total += began.elapsed();
+            }
+            total
+        })
+    });
+    group.bench_function("parse_only", |b| b.iter(|| little_frontend::json::parse(std::hint::black_box(&text))));
+    group.finish();
+}
+
+criterion_group!(benches, keystroke);
+criterion_main!(benches);

@@ -1,0 +1,500 @@
+//! The main loop. It owns the database and applies every edit in order; diagnostics and
+//! requests run on worker threads from clones of the database. Setting an input cancels
+//! the clones' work in flight (salsa waits for them to let go), so a cancelled diagnostics
+//! job is started again for the newest text and a cancelled request answers
+//! `ContentModified`.
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender, select};
+use little_diagnostics::{Encoding, LineIndex};
+use little_passes::{Database, SourceFile, Workspace};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::Notification as _;
+use lsp_types::request::Request as _;
+use lsp_types::{
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams, FileSystemWatcher,
+    GlobPattern, InitializeParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams, Registration,
+    RegistrationParams, ShowMessageParams, Unregistration, UnregistrationParams, Url, notification, request,
+};
+use salsa::Setter;
+
+use crate::features;
+use crate::settings::{SETTINGS_FILE, Settings};
+
+/// What a worker tells the main loop.
+enum Done {
+    /// A diagnostics job was cancelled by an edit: check `uri` again unless it is closed or
+    /// a later check (`generation`) has started since.
+    Cancelled { uri: Url, generation: u64 },
+}
+
+/// An open document.
+struct Document {
+    file: SourceFile,
+    version: i32,
+    text: Arc<str>,
+    index: Arc<LineIndex>,
+    /// Counts the checks started, so that a cancelled one is redone only if it was the last.
+    generation: u64,
+}
+
+/// Everything a worker needs, detached from the main loop.
+pub(crate) struct Snapshot {
+    pub db: Database,
+    pub workspace: Workspace,
+    pub file: SourceFile,
+    pub text: Arc<str>,
+    pub index: Arc<LineIndex>,
+    pub uri: Url,
+    pub version: i32,
+    pub encoding: Encoding,
+    pub settings: Arc<Settings>,
+}
+
+const WATCH_REGISTRATION: &str = "little-settings-files";
+
+struct Server {
+    sender: Sender<Message>,
+    db: Database,
+    encoding: Encoding,
+    root: Option<PathBuf>,
+    /// The client's layer of settings (initializationOptions, then each change).
+    client_settings: Settings,
+    /// The settings in force: `little.toml` overridden by the client's.
+    settings: Arc<Settings>,
+    workspace: Workspace,
+    documents: BTreeMap<Url, Document>,
+    /// Settings files that got diagnostics, to clear them when the settings are usable.
+    settings_diagnostics: Vec<Url>,
+    watch_dynamically: bool,
+    /// The files watched now (so a settings change re-registers only when they differ).
+    watched: Vec<String>,
+    pull_configuration: bool,
+    configuration_request: Option<RequestId>,
+    next_request: i32,
+    done_sender: Sender<Done>,
+    done: Receiver<Done>,
+}
+
+/// Serves one client on `connection` until it exits, with `db` as the database (tests
+/// pass one that logs executions).
+pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let params: InitializeParams = serde_json::from_value(params).map_err(|e| format!("bad initialize: {e}"))?;
+    let offers_utf8 = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref())
+        .is_some_and(|kinds| kinds.contains(&PositionEncodingKind::UTF8));
+    let encoding = if offers_utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
+    let result = lsp_types::InitializeResult {
+        capabilities: features::capabilities(encoding),
+        server_info: Some(lsp_types::ServerInfo {
+            name: "little".to_string(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        }),
+    };
+    connection
+        .initialize_finish(id, serde_json::to_value(result).expect("results serialize"))
+        .map_err(|e| e.to_string())?;
+
+    #[allow(deprecated)] // root_path and root_uri are what most clients still send
+    let root = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .map(|folder| folder.uri.clone())
+        .or(params.root_uri.clone())
+        .and_then(|uri| uri.to_file_path().ok())
+        .or_else(|| params.root_path.clone().map(PathBuf::from));
+    let workspace_capabilities = params.capabilities.workspace.as_ref();
+    let watch_dynamically = workspace_capabilities
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false);
+    let pull_configuration = workspace_capabilities.and_then(|w| w.configuration).unwrap_or(false);
+    let (done_sender, done) = crossbeam_channel::unbounded();
+    let workspace = little_passes::inputs::load_workspace(&mut db.clone(), &Default::default())
+        .expect("the embedded catalog is usable");
+    let mut server = Server {
+        sender: connection.sender.clone(),
+        db,
+        encoding,
+        root,
+        client_settings: Settings::default(),
+        settings: Arc::new(Settings::default()),
+        workspace,
+        documents: BTreeMap::new(),
+        settings_diagnostics: Vec::new(),
+        watch_dynamically,
+        watched: Vec::new(),
+        pull_configuration,
+        configuration_request: None,
+        next_request: 0,
+        done_sender,
+        done,
+    };
+    match params.initialization_options.as_ref().map(|o| Settings::from_json(o, server.root.as_deref())) {
+        Some(Ok(settings)) => server.client_settings = settings,
+        Some(Err(message)) => server.show(MessageType::ERROR, format!("little: {message}")),
+        None => {}
+    }
+    server.apply_settings();
+    server.request_configuration();
+    server.run(&connection)
+}
+
+impl Server {
+    fn run(&mut self, connection: &Connection) -> Result<(), String> {
+        loop {
+            select! {
+                recv(connection.receiver) -> message => {
+                    let Ok(message) = message else { return Ok(()) };
+                    match message {
+                        Message::Request(request) => {
+                            if connection.handle_shutdown(&request).map_err(|e| e.to_string())? {
+                                return Ok(());
+                            }
+                            self.on_request(request);
+                        }
+                        Message::Notification(notification) => {
+                            if notification.method == notification::Exit::METHOD {
+                                return Ok(());
+                            }
+                            self.on_notification(notification);
+                        }
+                        Message::Response(response) => self.on_response(response),
+                    }
+                }
+                recv(self.done) -> done => match done {
+                    Ok(Done::Cancelled { uri, generation }) => {
+                        if self.documents.get(&uri).is_some_and(|d| d.generation == generation) {
+                            self.check(&uri);
+                        }
+                    }
+                    Err(_) => unreachable!("the server holds a sender"),
+                },
+            }
+        }
+    }
+
+    fn send(&self, message: impl Into<Message>) {
+        // A client that went away ends the loop on the next receive.
+        let _ = self.sender.send(message.into());
+    }
+
+    fn show(&self, kind: MessageType, message: String) {
+        let params = ShowMessageParams { typ: kind, message };
+        self.send(Notification::new(notification::ShowMessage::METHOD.to_string(), params));
+    }
+
+    fn send_request(&mut self, method: &str, params: impl serde::Serialize) -> RequestId {
+        self.next_request += 1;
+        let id = RequestId::from(format!("little-{}", self.next_request));
+        self.send(Request::new(id.clone(), method.to_string(), params));
+        id
+    }
+
+    fn on_notification(&mut self, notification: Notification) {
+        let method = notification.method.as_str();
+        let params = notification.params;
+        match method {
+            notification::DidOpenTextDocument::METHOD => {
+                let Ok(params) = serde_json::from_value::<DidOpenTextDocumentParams>(params) else { return };
+                let document = params.text_document;
+                let text: Arc<str> = document.text.into();
+                let path = document.uri.to_file_path().map_or(document.uri.to_string(), |p| p.display().to_string());
+                let file = SourceFile::new(&self.db, path, text.clone());
+                let index = Arc::new(LineIndex::new(&text));
+                self.documents.insert(
+                    document.uri.clone(),
+                    Document { file, version: document.version, text, index, generation: 0 },
+                );
+                self.check(&document.uri);
+            }
+            notification::DidChangeTextDocument::METHOD => {
+                let Ok(params) = serde_json::from_value::<DidChangeTextDocumentParams>(params) else { return };
+                let encoding = self.encoding;
+                let Some(document) = self.documents.get_mut(&params.text_document.uri) else { return };
+                let mut text = document.text.to_string();
+                let mut index = document.index.clone();
+                for change in params.content_changes {
+                    match change.range {
+                        Some(range) => {
+                            let at =
+                                |p: lsp_types::Position| index.offset(&text, p.line, p.character, encoding) as usize;
+                            let (start, end) = (at(range.start), at(range.end));
+                            text.replace_range(start..end.max(start), &change.text);
+                        }
+                        None => text = change.text,
+                    }
+                    index = Arc::new(LineIndex::new(&text));
+                }
+                let text: Arc<str> = text.into();
+                document.version = params.text_document.version;
+                document.text = text.clone();
+                document.index = index;
+                // Cancels the workers' clones and waits for them to let go.
+                document.file.set_text(&mut self.db).to(text);
+                self.check(&params.text_document.uri);
+            }
+            notification::DidCloseTextDocument::METHOD => {
+                let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(params) else { return };
+                if self.documents.remove(&params.text_document.uri).is_some() {
+                    self.publish(params.text_document.uri, Vec::new(), None);
+                }
+            }
+            notification::DidChangeConfiguration::METHOD => {
+                let Ok(params) = serde_json::from_value::<DidChangeConfigurationParams>(params) else { return };
+                if params.settings.is_null() || params.settings.as_object().is_some_and(|o| o.is_empty()) {
+                    // The client only says something changed: ask what.
+                    self.request_configuration();
+                    return;
+                }
+                self.take_client_settings(&params.settings);
+            }
+            notification::DidChangeWatchedFiles::METHOD => {
+                let Ok(params) = serde_json::from_value::<DidChangeWatchedFilesParams>(params) else { return };
+                let watched = self.watched_paths();
+                if params.changes.iter().any(|c| c.uri.to_file_path().is_ok_and(|p| watched.contains(&p))) {
+                    self.apply_settings();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn take_client_settings(&mut self, value: &serde_json::Value) {
+        match Settings::from_json(value, self.root.as_deref()) {
+            Ok(settings) => {
+                self.client_settings = settings;
+                self.apply_settings();
+            }
+            Err(message) => self.show(MessageType::ERROR, format!("little: {message}; the settings are unchanged")),
+        }
+    }
+
+    fn request_configuration(&mut self) {
+        if self.pull_configuration {
+            let params = lsp_types::ConfigurationParams {
+                items: vec![lsp_types::ConfigurationItem { scope_uri: None, section: Some("little".to_string()) }],
+            };
+            self.configuration_request = Some(self.send_request(request::WorkspaceConfiguration::METHOD, params));
+        }
+    }
+
+    fn on_response(&mut self, response: Response) {
+        if self.configuration_request.as_ref() != Some(&response.id) {
+            return;
+        }
+        self.configuration_request = None;
+        if let Some(value) = response.result.as_ref().and_then(|r| r.as_array()).and_then(|items| items.first())
+            && !value.is_null()
+        {
+            let value = value.clone();
+            self.take_client_settings(&value);
+        }
+    }
+
+    /// `little.toml` at the root and the files the settings name.
+    fn watched_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.root.iter().map(|root| root.join(SETTINGS_FILE)).collect();
+        paths.extend(self.settings.files().into_iter().map(Path::to_path_buf));
+        paths
+    }
+
+    /// Reads `little.toml`, merges the client's settings over it and rebuilds the workspace;
+    /// then every open document is checked again. Settings that cannot be used are shown
+    /// (and the reader documents get their diagnostics); the previous workspace stays.
+    fn apply_settings(&mut self) {
+        let toml_settings = match self.root.as_ref().map(|root| (root.join(SETTINGS_FILE), root)) {
+            Some((path, root)) if path.is_file() => {
+                match std::fs::read_to_string(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display())) {
+                    Ok(text) => Settings::from_toml(&text, root).unwrap_or_else(|message| {
+                        self.show(MessageType::ERROR, format!("little: {message}; it is ignored"));
+                        Settings::default()
+                    }),
+                    Err(message) => {
+                        self.show(MessageType::ERROR, format!("little: {message}"));
+                        Settings::default()
+                    }
+                }
+            }
+            _ => Settings::default(),
+        };
+        self.settings = Arc::new(toml_settings.overridden_by(&self.client_settings));
+        self.register_watchers();
+        for uri in std::mem::take(&mut self.settings_diagnostics) {
+            self.publish(uri, Vec::new(), None);
+        }
+        match little_passes::inputs::load_workspace(&mut self.db, &self.settings.input_paths()) {
+            Ok(workspace) => self.workspace = workspace,
+            Err(problems) => {
+                self.show(
+                    MessageType::ERROR,
+                    format!("little: the settings files cannot be used; checking goes on with the previous ones.\n{problems}"),
+                );
+                self.publish_settings_diagnostics();
+            }
+        }
+        let uris: Vec<Url> = self.documents.keys().cloned().collect();
+        for uri in uris {
+            self.check(&uri);
+        }
+    }
+
+    /// The errors of each reader document (catalog, context, binding rows), on that file.
+    fn publish_settings_diagnostics(&mut self) {
+        let settings = self.settings.clone();
+        for path in [&settings.catalog, &settings.context, &settings.bindings].into_iter().flatten() {
+            let (Ok(text), Ok(uri)) = (std::fs::read_to_string(path), Url::from_file_path(path)) else { continue };
+            let text: Arc<str> = text.into();
+            let file = SourceFile::new(&self.db, path.display().to_string(), text.clone());
+            let report = little_passes::report(&self.db, self.workspace, file);
+            let index = LineIndex::new(&text);
+            let diagnostics: Vec<lsp_types::Diagnostic> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity() == little_diagnostics::Severity::Error)
+                .map(|d| features::to_lsp(d, &uri, &text, &index, self.encoding, &self.settings))
+                .collect();
+            if !diagnostics.is_empty() {
+                self.settings_diagnostics.push(uri.clone());
+                self.publish(uri, diagnostics, None);
+            }
+        }
+    }
+
+    fn register_watchers(&mut self) {
+        if !self.watch_dynamically {
+            return;
+        }
+        let globs: Vec<String> = self.watched_paths().iter().map(|p| p.display().to_string()).collect();
+        if globs == self.watched {
+            return;
+        }
+        if !self.watched.is_empty() {
+            let params = UnregistrationParams {
+                unregisterations: vec![Unregistration {
+                    id: WATCH_REGISTRATION.to_string(),
+                    method: notification::DidChangeWatchedFiles::METHOD.to_string(),
+                }],
+            };
+            self.send_request(request::UnregisterCapability::METHOD, params);
+        }
+        self.watched = globs.clone();
+        let watchers =
+            globs.into_iter().map(|glob| FileSystemWatcher { glob_pattern: GlobPattern::String(glob), kind: None });
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers: watchers.collect() };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: WATCH_REGISTRATION.to_string(),
+                method: notification::DidChangeWatchedFiles::METHOD.to_string(),
+                register_options: Some(serde_json::to_value(options).expect("options serialize")),
+            }],
+        };
+        self.send_request(request::RegisterCapability::METHOD, params);
+    }
+
+    fn publish(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) {
+        let params = PublishDiagnosticsParams { uri, diagnostics, version };
+        self.send(Notification::new(notification::PublishDiagnostics::METHOD.to_string(), params));
+    }
+
+    fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
+        let document = self.documents.get(uri)?;
+        Some(Snapshot {
+            db: self.db.clone(),
+            workspace: self.workspace,
+            file: document.file,
+            text: document.text.clone(),
+            index: document.index.clone(),
+            uri: uri.clone(),
+            version: document.version,
+            encoding: self.encoding,
+            settings: self.settings.clone(),
+        })
+    }
+
+    /// Checks one open document on a worker and publishes its diagnostics.
+    fn check(&mut self, uri: &Url) {
+        let Some(snapshot) = self.snapshot(uri) else { return };
+        let Some(document) = self.documents.get_mut(uri) else { return };
+        document.generation += 1;
+        let generation = document.generation;
+        let sender = self.sender.clone();
+        let done = self.done_sender.clone();
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                salsa::Cancelled::catch(AssertUnwindSafe(|| features::diagnostics(&snapshot)))
+            }));
+            match outcome {
+                Ok(Ok(diagnostics)) => {
+                    let params = PublishDiagnosticsParams {
+                        uri: snapshot.uri.clone(),
+                        diagnostics,
+                        version: Some(snapshot.version),
+                    };
+                    let _ = sender
+                        .send(Notification::new(notification::PublishDiagnostics::METHOD.to_string(), params).into());
+                    // The clone is dropped only now: an edit waits for it, so this version's
+                    // diagnostics always go out before the next version's.
+                    drop(snapshot);
+                }
+                Ok(Err(_cancelled)) => {
+                    let uri = snapshot.uri.clone();
+                    drop(snapshot);
+                    let _ = done.send(Done::Cancelled { uri, generation });
+                }
+                Err(_panic) => {
+                    let message = format!("little: checking {} failed; this is a bug in little", snapshot.uri);
+                    let params = ShowMessageParams { typ: MessageType::ERROR, message };
+                    let _ =
+                        sender.send(Notification::new(notification::ShowMessage::METHOD.to_string(), params).into());
+                }
+            }
+        });
+    }
+
+    fn on_request(&mut self, request: Request) {
+        let uri = request.params.get("textDocument").and_then(|d| d.get("uri")).and_then(|u| u.as_str());
+        let snapshot = uri.and_then(|u| Url::parse(u).ok()).and_then(|u| self.snapshot(&u));
+        let known = features::handles(&request.method);
+        let sender = self.sender.clone();
+        let Some(snapshot) = snapshot.filter(|_| known) else {
+            let response = if known {
+                Response::new_err(request.id, ErrorCode::InvalidParams as i32, "the document is not open".to_string())
+            } else {
+                Response::new_err(
+                    request.id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("unknown method {}", request.method),
+                )
+            };
+            self.send(response);
+            return;
+        };
+        std::thread::spawn(move || {
+            let Request { id, method, params } = request;
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                salsa::Cancelled::catch(AssertUnwindSafe(|| features::answer(&snapshot, &method, params)))
+            }));
+            let response = match outcome {
+                Ok(Ok(Ok(value))) => Response::new_ok(id, value),
+                Ok(Ok(Err(message))) => Response::new_err(id, ErrorCode::InvalidParams as i32, message),
+                Ok(Err(_cancelled)) => {
+                    Response::new_err(id, ErrorCode::ContentModified as i32, "the document changed".to_string())
+                }
+                Err(_panic) => Response::new_err(id, ErrorCode::InternalError as i32, format!("{method} failed")),
+            };
+            let _ = sender.send(response.into());
+            drop(snapshot);
+        });
+    }
+}

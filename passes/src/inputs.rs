@@ -1,0 +1,115 @@
+//! Reading the files a check runs against (catalog, context, binding rows, snapshot) into a
+//! [`Workspace`], with the validation every driver needs: `little check` and `little lsp`
+//! share this, so a reader document that cannot be used is refused the same way by both.
+
+use std::path::{Path, PathBuf};
+
+use little_diagnostics::render::{HumanOptions, render_human};
+use little_diagnostics::{Diagnostic, Severity};
+use little_frontend::anchor::{Finding, Resolver};
+use little_frontend::catalog::DEFAULT_CATALOG;
+
+use crate::db::{Database, SourceFile, Workspace};
+use crate::queries::{bindings_of, catalog_of, context_of, parse};
+
+/// The name the embedded catalog goes by in messages.
+pub const EMBEDDED_CATALOG: &str = "<embedded catalog>";
+
+/// Where the workspace documents are; `None` is "not given" (the embedded catalog, no
+/// context, no rows, no snapshot).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputPaths {
+    pub catalog: Option<PathBuf>,
+    pub context: Option<PathBuf>,
+    pub bindings: Option<PathBuf>,
+    pub snapshot: Option<PathBuf>,
+}
+
+/// A file read for checking: its text, or the diagnostic saying it is not UTF-8.
+pub enum Loaded {
+    Text(String),
+    /// The diagnostic, and the text with each invalid byte shown as `?`: offsets are kept, so
+    /// the diagnostic's line and column are those of the bad byte.
+    NotUtf8(Box<Diagnostic>, String),
+}
+
+/// Reads a file's bytes; the error names the file.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+}
+
+/// Reads a file and decodes it as UTF-8.
+pub fn load(path: &Path) -> Result<Loaded, String> {
+    let bytes = read_bytes(path)?;
+    Ok(match little_frontend::json::decode_utf8(&bytes) {
+        Ok(text) => Loaded::Text(text.to_string()),
+        Err(diagnostic) => {
+            let mut text = String::with_capacity(bytes.len());
+            for chunk in bytes.utf8_chunks() {
+                text.push_str(chunk.valid());
+                text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
+            Loaded::NotUtf8(Box::new(diagnostic), text)
+        }
+    })
+}
+
+/// Builds the workspace; a reader document that cannot be used is an error whose message
+/// shows every problem (rendered with its source line): it is never read as "no catalog"
+/// or "no rows".
+pub fn load_workspace(db: &mut Database, paths: &InputPaths) -> Result<Workspace, String> {
+    let reader = |path: &Path, what: &str| -> Result<SourceFile, String> {
+        match load(path)? {
+            Loaded::Text(text) => Ok(SourceFile::new(db, path.display().to_string(), text.into())),
+            Loaded::NotUtf8(d, _) => Err(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message)),
+        }
+    };
+    let catalog = match &paths.catalog {
+        Some(path) => reader(path, "catalog")?,
+        None => SourceFile::new(db, EMBEDDED_CATALOG.to_string(), DEFAULT_CATALOG.into()),
+    };
+    let context = paths.context.as_deref().map(|p| reader(p, "context")).transpose()?;
+    let bindings = paths.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
+    let snapshot = paths.snapshot.as_deref().map(|p| reader(p, "snapshot")).transpose()?;
+    let ws = Workspace::new(db, catalog, context, bindings, snapshot);
+    match workspace_problems(db, ws) {
+        None => Ok(ws),
+        Some(problems) => Err(problems),
+    }
+}
+
+/// Every error of the workspace's reader documents, rendered; `None` when all are usable.
+pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
+    let mut problems = String::new();
+    let mut usable = |file: SourceFile, what: &str, findings: &[Finding]| {
+        let parsed = parse(db, file);
+        let resolved: Vec<Diagnostic> = match &parsed.tree {
+            Some(tree) => {
+                let resolver = Resolver::new(tree);
+                findings.iter().cloned().map(|f| resolver.resolve(f)).collect()
+            }
+            None => Vec::new(),
+        };
+        let all: Vec<Diagnostic> =
+            parsed.diagnostics.iter().cloned().chain(resolved).filter(|d| d.severity() == Severity::Error).collect();
+        if !all.is_empty() {
+            problems.push_str(&format!("the {what} `{}` cannot be used:\n", file.path(db)));
+            problems.push_str(&render_human(file.path(db), file.text(db), &all, &HumanOptions::default()));
+        }
+    };
+    let catalog = ws.catalog(db);
+    usable(catalog, "catalog", &catalog_of(db, catalog).findings);
+    if let Some(file) = ws.context(db) {
+        usable(file, "context", &context_of(db, file).findings);
+    }
+    if let Some(file) = ws.bindings(db) {
+        usable(file, "binding rows", &bindings_of(db, file).findings);
+    }
+    if let Some(file) = ws.snapshot(db) {
+        usable(file, "snapshot", &crate::lwir::binding::snapshot_of(db, file).findings);
+    }
+    if let Some(message) = crate::checks::config::catalog_schema_problems(db, catalog) {
+        problems.push_str(&message);
+    }
+    (!problems.is_empty()).then(|| problems.trim_end().to_string())
+}
