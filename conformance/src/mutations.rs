@@ -166,34 +166,27 @@ impl Draft {
 
     /// Transitive predecessors over forward and branch edges.
     fn ancestors(&self, id: &str) -> BTreeSet<String> {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![id.to_string()];
-        while let Some(node) = stack.pop() {
-            for edge in self.edges() {
-                if edge["kind"] != "retry"
-                    && edge["to"]["node"] == node.as_str()
-                    && let Some(from) = edge["from"]["node"].as_str()
-                    && seen.insert(from.to_string())
-                {
-                    stack.push(from.to_string());
-                }
-            }
-        }
-        seen
+        self.reach(id, "to", "from")
     }
 
     /// Transitive successors over forward and branch edges.
     fn descendants(&self, id: &str) -> BTreeSet<String> {
+        self.reach(id, "from", "to")
+    }
+
+    /// Every node reached from `id` by following edges whose `here` end is a node reached
+    /// so far, to their `there` end.
+    fn reach(&self, id: &str, here: &str, there: &str) -> BTreeSet<String> {
         let mut seen = BTreeSet::new();
         let mut stack = vec![id.to_string()];
         while let Some(node) = stack.pop() {
             for edge in self.edges() {
                 if edge["kind"] != "retry"
-                    && edge["from"]["node"] == node.as_str()
-                    && let Some(to) = edge["to"]["node"].as_str()
-                    && seen.insert(to.to_string())
+                    && edge[here]["node"] == node.as_str()
+                    && let Some(next) = edge[there]["node"].as_str()
+                    && seen.insert(next.to_string())
                 {
-                    stack.push(to.to_string());
+                    stack.push(next.to_string());
                 }
             }
         }

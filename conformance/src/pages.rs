@@ -11,6 +11,18 @@ pub struct Example {
     pub extra: Vec<(String, String)>,
 }
 
+impl Example {
+    /// The documents the example is checked with (the embedded catalog).
+    pub fn setup(&self) -> crate::Setup {
+        crate::Setup {
+            catalog: None,
+            context: self.context.clone(),
+            bindings: self.bindings.clone(),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+}
+
 /// The failing and fixed examples of a page.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageExamples {

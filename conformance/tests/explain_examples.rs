@@ -3,22 +3,13 @@
 //! warning) and the fixed one gets none: no false positive, no cascade.
 
 use little_conformance::pages::{Example, examples};
-use little_conformance::{Setup, check_text, codes};
+use little_conformance::{check_text, codes};
 use little_diagnostics::Code;
 
 /// Codes whose examples are not documents `little check` reads (the planner pipeline's
 /// runs): their pages are checked by the pipeline's own suite.
 fn is_pipeline_side(code: Code) -> bool {
     code.as_str().starts_with("pipeline.")
-}
-
-fn setup(example: &Example) -> Setup {
-    Setup {
-        catalog: None,
-        context: example.context.clone(),
-        bindings: example.bindings.clone(),
-        snapshot: example.snapshot.clone(),
-    }
 }
 
 fn names(codes: &[Code]) -> Vec<&'static str> {
@@ -55,7 +46,7 @@ fn failing_examples_get_exactly_their_code_and_fixed_ones_get_none() {
         let pages = examples(code.explanation()).expect("checked above");
         // Errors and warnings, and the page's own code when it is an `info` one.
         let observed = |example: &Example| {
-            let report = check_text(&example.document, &setup(example));
+            let report = check_text(&example.document, &example.setup());
             let mut found = codes(&report);
             if code.severity() == little_diagnostics::Severity::Info
                 && report.diagnostics.iter().any(|d| d.code == code)

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use little_conformance::pages::{Example, examples};
+use little_conformance::pages::examples;
 use little_conformance::strategies::{mutated_draft, valid_draft};
 use little_conformance::{Setup, check_text, codes, generate};
 use little_diagnostics::Code;
@@ -193,7 +193,7 @@ fn repository_samples() -> Vec<Sample> {
         let pages = examples(code.explanation()).expect("every page has examples");
         for (which, example, failing) in [("failing", &pages.failing, Some(code)), ("fixed", &pages.fixed, None)] {
             let label = format!("{}.md {which}", code.as_str());
-            let setup = setup(example);
+            let setup = example.setup();
             samples.extend(sample(format!("{label} document"), &example.document, None, setup.clone(), failing));
             for (block, text, name) in [
                 ("context", &example.context, "context"),
@@ -216,15 +216,6 @@ fn repository_samples() -> Vec<Sample> {
         });
     }
     samples
-}
-
-fn setup(example: &Example) -> Setup {
-    Setup {
-        catalog: None,
-        context: example.context.clone(),
-        bindings: example.bindings.clone(),
-        snapshot: example.snapshot.clone(),
-    }
 }
 
 #[test]
