@@ -386,11 +386,7 @@ fn wrong_json_types_in_every_field_of_a_draft() {
             continue;
         }
         // A value of another JSON type is reported at or around the element changed.
-        let related = diagnostics
-            .iter()
-            .filter_map(|d| d["path"].as_str())
-            .any(|p| (p != "$" || at == "$") && (within(p, &at) || within(&at, p)));
-        if !related {
+        if !reported_near(diagnostics, &at) {
             failures.push(format!("{at} = {replacement}: {:?}", codes(report)));
         }
     }
@@ -884,11 +880,7 @@ fn wrong_json_types_in_every_field_of_an_lwir() {
             if type_of(get(&lwir, path)) == type_of(replacement) || free_form {
                 continue;
             }
-            let related = diagnostics
-                .iter()
-                .filter_map(|d| d["path"].as_str())
-                .any(|p| (p != "$" || at == "$") && (within(p, &at) || within(&at, p)));
-            if !related {
+            if !reported_near(diagnostics, &at) {
                 failures.push(format!("{at} = {replacement}: {:?}", codes(report)));
             }
         }
@@ -906,4 +898,13 @@ fn a_snapshot_that_cannot_be_read_is_a_tool_failure() {
         assert_eq!(run.code, 2, "{name}: {}", run.stdout);
         assert!(run.stderr.contains("snapshot") && !run.stderr.contains("panicked"), "{}", run.stderr);
     }
+}
+
+/// Whether a diagnostic lies at, inside or around the element at `at` (the root counts
+/// only for the root).
+fn reported_near(diagnostics: &[Value], at: &str) -> bool {
+    diagnostics
+        .iter()
+        .filter_map(|d| d["path"].as_str())
+        .any(|p| (p != "$" || at == "$") && (within(p, at) || within(at, p)))
 }
