@@ -159,7 +159,10 @@ fn events_ignores_a_torn_last_line_with_a_warning() {
     .unwrap();
     let run = little(["events", &log.display().to_string()]);
     assert_eq!(run.code, 0);
-    assert_eq!(run.stdout, "run r\n   1  harness.session.started      role: planner, manifest sha256:0123456789ab\n");
+    assert_eq!(
+        run.stdout,
+        "run r\n   1  harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab\n"
+    );
     assert!(run.stderr.contains("torn"), "{}", run.stderr);
     let as_json = json(&little(["events", &log.display().to_string(), "--format", "json"]));
     assert_eq!(as_json.as_array().unwrap().len(), 1);
