@@ -322,4 +322,21 @@ mod tests {
         };
         assert_eq!(describe(&e), "harness.model.responded      attempt 2: 1 finding, repair requested");
     }
+
+    #[test]
+    fn describe_names_a_later_cycle_and_reads_a_missing_cycle_as_the_first() {
+        let event = |kind: &str, payload: Value| Event { run_id: "r".into(), seq: 1, kind: kind.into(), payload };
+        let legacy = event(SESSION_STARTED, json!({"role": "planner", "manifestHash": "sha256:0123456789abcdef"}));
+        assert_eq!(legacy.cycle(), 1);
+        assert_eq!(
+            describe(&legacy),
+            "harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab"
+        );
+        let called = event(MODEL_CALLED, json!({"cycle": 3, "attempt": 1}));
+        assert_eq!(describe(&called), "harness.model.called         cycle 3 attempt 1");
+        let completed = event(SESSION_COMPLETED, json!({"cycle": 2, "status": "succeeded", "attempts": 1}));
+        assert_eq!(describe(&completed), "harness.session.completed    cycle 2 succeeded after 1 attempt(s)");
+        let first = event(SESSION_COMPLETED, json!({"cycle": 1, "status": "failed", "attempts": 3}));
+        assert_eq!(describe(&first), "harness.session.completed    failed after 3 attempt(s)");
+    }
 }

@@ -7,6 +7,10 @@
 //! in-flight one and runs again; a completed session is never re-run. A run whose
 //! PlannerManifest hash differs from the recorded one stops with
 //! `pipeline.capability_drift`.
+//!
+//! Each outer-loop cycle of a run (`--outer-loop`, see [`crate::outer_loop`]) is a session
+//! of its own: every event carries its `cycle`, and all of the above reads only the events
+//! of the requested cycle (an event without `cycle` is cycle 1's).
 
 use std::path::Path;
 use std::time::Duration;
