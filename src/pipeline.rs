@@ -18,6 +18,9 @@ pub struct SnapshotArgs {
     /// Print the PlannerManifest and its hash instead.
     #[arg(long)]
     manifest: bool,
+    /// With `--manifest`: the manifest of a later outer-loop cycle (see `little plan --outer-loop`).
+    #[arg(long, value_name = "FILE", requires = "manifest")]
+    outer_loop: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -56,6 +59,10 @@ pub struct PlanArgs {
     /// Planner attempts (the first and its repairs) before the run fails.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
     max_attempts: u32,
+    /// Plan a later outer-loop cycle: a JSON file `{ "cycleNumber": N, "priorCycles": [...] }`
+    /// (N in 2..=maxOuterCycles); without it the run's first cycle is planned.
+    #[arg(long, value_name = "FILE")]
+    outer_loop: Option<PathBuf>,
     /// Write the WorkflowVersion and lock here.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
@@ -130,7 +137,7 @@ fn write_blocked(located: &[Located], out: &mut dyn Write) -> std::io::Result<()
 }
 
 pub fn snapshot(args: SnapshotArgs, out: &mut dyn Write) -> Result<i32, String> {
-    match little_pipeline::capabilities(&args.definition) {
+    match little_pipeline::capabilities_for_cycle(&args.definition, args.outer_loop.as_deref()) {
         Ok(capabilities) => {
             let text = if args.manifest {
                 pretty(&serde_json::json!({
@@ -180,6 +187,7 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         events: &args.events,
         timeout: args.timeout,
         max_attempts: args.max_attempts,
+        outer_loop: args.outer_loop.as_deref(),
     };
     let mut note = |line: &str| eprintln!("{line}");
     match little_pipeline::plan(&request, &mut note) {

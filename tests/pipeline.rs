@@ -159,7 +159,10 @@ fn events_ignores_a_torn_last_line_with_a_warning() {
     .unwrap();
     let run = little(["events", &log.display().to_string()]);
     assert_eq!(run.code, 0);
-    assert_eq!(run.stdout, "run r\n   1  harness.session.started      role: planner, manifest sha256:0123456789ab\n");
+    assert_eq!(
+        run.stdout,
+        "run r\n   1  harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab\n"
+    );
     assert!(run.stderr.contains("torn"), "{}", run.stderr);
     let as_json = json(&little(["events", &log.display().to_string(), "--format", "json"]));
     assert_eq!(as_json.as_array().unwrap().len(), 1);
@@ -248,4 +251,57 @@ fn lock_is_content_addressed_and_refuses_what_blocks() {
     assert_eq!(refused.code, 1);
     assert!(refused.stdout.contains("binding.model_not_permitted"), "{}", refused.stdout);
     assert!(refused.stdout.contains("not registered"), "{}", refused.stdout);
+}
+
+#[test]
+fn a_later_outer_loop_cycle_is_planned_shown_and_its_manifest_printed() {
+    let dir = scratch("outer-loop");
+    let definition = dir.join("definition.json");
+    std::fs::write(
+        &definition,
+        std::fs::read_to_string(example("definition.json"))
+            .unwrap()
+            .replace(r#""maxOuterCycles": 1"#, r#""maxOuterCycles": 2"#),
+    )
+    .unwrap();
+    let cycle2 = dir.join("cycle2.json");
+    let prior = serde_json::json!([{ "cycleNumber": 1, "status": "failed", "output": null, "summary": "no severity" }]);
+    std::fs::write(&cycle2, serde_json::json!({ "cycleNumber": 2, "priorCycles": prior }).to_string()).unwrap();
+    let (definition, cycle2) = (definition.display().to_string(), cycle2.display().to_string());
+
+    let manifest = json(&little(["snapshot", &definition, "--manifest", "--outer-loop", &cycle2]));
+    assert_eq!(manifest["manifest"]["outerLoopContextHash"], little_hashing::hash_canonical(&prior).unwrap());
+    let first = json(&little(["snapshot", &definition, "--manifest"]));
+    assert!(first["manifest"].get("outerLoopContextHash").is_none());
+    assert_ne!(first["manifestHash"], manifest["manifestHash"]);
+    assert_eq!(little(["snapshot", &definition, "--outer-loop", &cycle2]).code, 2, "only with --manifest");
+
+    let with_definition = |extra: &[&str]| {
+        let mut args = plan_args(&dir, "run_oc", extra);
+        args[1] = definition.clone();
+        args
+    };
+    assert_eq!(little_in(&dir, with_definition(&[])).code, 0);
+    let run = little_in(&dir, with_definition(&["--outer-loop", &cycle2]));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("planner ran 2 times"), "cycle 2 is a session of its own: {}", run.stdout);
+    let events = little(["events", &dir.join("events.jsonl").display().to_string()]).stdout;
+    let sessions: Vec<&str> = events.lines().filter(|l| l.contains("harness.session.started")).collect();
+    assert_eq!(sessions.len(), 2, "{events}");
+    assert!(sessions[0].contains("role: planner, cycle 1, manifest "), "{events}");
+    assert!(sessions[1].contains("role: planner, cycle 2, manifest "), "{events}");
+    assert!(events.contains("cycle 2 attempt 1: 1 finding, repair requested"), "{events}");
+
+    // A cycle past maxOuterCycles is a bad argument: exit 2, the log untouched.
+    let cycle3 = dir.join("cycle3.json");
+    std::fs::write(&cycle3, r#"{ "cycleNumber": 3, "priorCycles": [] }"#).unwrap();
+    let before = std::fs::read(dir.join("events.jsonl")).unwrap();
+    let refused = little_in(&dir, with_definition(&["--outer-loop", &cycle3.display().to_string()]));
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains(":1:18: $.cycleNumber: cycle 3 is past the definition's `maxOuterCycles` (2)"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(std::fs::read(dir.join("events.jsonl")).unwrap(), before);
 }

@@ -219,6 +219,16 @@ impl Capabilities {
         }
     }
 
+    /// The capabilities of a later outer-loop cycle: the manifest gains
+    /// `outerLoopContextHash` (so each cycle's manifest hash differs); cycle 1 has none.
+    pub fn for_cycle(mut self, outer_loop: Option<&crate::outer_loop::OuterLoop>) -> Capabilities {
+        if let Some(outer_loop) = outer_loop {
+            self.manifest["outerLoopContextHash"] = json!(outer_loop.context_hash());
+            self.manifest_hash = hash(&self.manifest);
+        }
+        self
+    }
+
     /// The descriptor of a global tool, as the planner's task and the lock carry it.
     pub fn tool_json(tool: &ToolDecl) -> Value {
         tool_json(tool)

@@ -55,6 +55,12 @@ impl Event {
         self.payload.get(key).and_then(Value::as_str)
     }
 
+    /// The outer-loop cycle of an event; events written before cycles were recorded are
+    /// cycle 1's.
+    pub fn cycle(&self) -> u64 {
+        self.payload.get("cycle").and_then(Value::as_u64).unwrap_or(1)
+    }
+
     /// The attempt number of a model or tool event.
     pub fn attempt(&self) -> Option<u64> {
         self.payload.get("attempt").and_then(Value::as_u64)
@@ -174,11 +180,14 @@ fn lock_exclusively(file: &File) -> std::io::Result<()> {
 pub fn describe(event: &Event) -> String {
     let p = &event.payload;
     let short = |key: &str| p.get(key).and_then(Value::as_str).map(|h| short_hash(h).to_string()).unwrap_or_default();
-    let attempt = event.attempt().map(|a| format!("attempt {a}")).unwrap_or_default();
+    // Later cycles are named on every event; cycle 1 only where its session starts.
+    let cycle = if event.cycle() > 1 { format!("cycle {} ", event.cycle()) } else { String::new() };
+    let attempt = event.attempt().map(|a| format!("{cycle}attempt {a}")).unwrap_or_default();
     let detail = match event.kind.as_str() {
         SESSION_STARTED => format!(
-            "role: {}, manifest {}",
+            "role: {}, cycle {}, manifest {}",
             p.get("role").and_then(Value::as_str).unwrap_or("?"),
+            event.cycle(),
             short("manifestHash")
         ),
         MODEL_CALLED => attempt,
@@ -199,16 +208,16 @@ pub fn describe(event: &Event) -> String {
             p.get("caller").and_then(Value::as_str).unwrap_or("model"),
         ),
         SESSION_COMPLETED => format!(
-            "{} after {} attempt(s)",
+            "{cycle}{} after {} attempt(s)",
             p.get("status").and_then(Value::as_str).unwrap_or("?"),
             p.get("attempts").and_then(Value::as_u64).unwrap_or(0)
         ),
         VERSION_REGISTERED => format!(
-            "{} ({})",
+            "{cycle}{} ({})",
             p.get("lwirVersionId").and_then(Value::as_str).unwrap_or("?"),
             short("workflowVersionHash")
         ),
-        RUN_FAILED => format!("cause: {}", p.get("causeCode").and_then(Value::as_str).unwrap_or("?")),
+        RUN_FAILED => format!("{cycle}cause: {}", p.get("causeCode").and_then(Value::as_str).unwrap_or("?")),
         _ => String::new(),
     };
     if detail.is_empty() { event.kind.clone() } else { format!("{:<28} {detail}", event.kind) }
@@ -312,5 +321,22 @@ mod tests {
             payload: json!({"attempt": 2, "valid": false, "findings": [{}]}),
         };
         assert_eq!(describe(&e), "harness.model.responded      attempt 2: 1 finding, repair requested");
+    }
+
+    #[test]
+    fn describe_names_a_later_cycle_and_reads_a_missing_cycle_as_the_first() {
+        let event = |kind: &str, payload: Value| Event { run_id: "r".into(), seq: 1, kind: kind.into(), payload };
+        let legacy = event(SESSION_STARTED, json!({"role": "planner", "manifestHash": "sha256:0123456789abcdef"}));
+        assert_eq!(legacy.cycle(), 1);
+        assert_eq!(
+            describe(&legacy),
+            "harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab"
+        );
+        let called = event(MODEL_CALLED, json!({"cycle": 3, "attempt": 1}));
+        assert_eq!(describe(&called), "harness.model.called         cycle 3 attempt 1");
+        let completed = event(SESSION_COMPLETED, json!({"cycle": 2, "status": "succeeded", "attempts": 1}));
+        assert_eq!(describe(&completed), "harness.session.completed    cycle 2 succeeded after 1 attempt(s)");
+        let first = event(SESSION_COMPLETED, json!({"cycle": 1, "status": "failed", "attempts": 3}));
+        assert_eq!(describe(&first), "harness.session.completed    failed after 3 attempt(s)");
     }
 }

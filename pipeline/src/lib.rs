@@ -8,7 +8,8 @@
 //! - [`plan`]: the planner session with its event log, drift check and replay (5, 6);
 //! - [`register`]: LWIR validation (through `little check`'s passes), the WorkflowVersion
 //!   and the compiler lock (7, 8);
-//! - [`events`]: the append-only JSON Lines log; [`planner`]: the planner child process.
+//! - [`events`]: the append-only JSON Lines log; [`planner`]: the planner child process;
+//! - [`outer_loop`]: the outer-loop file of a later cycle (`--outer-loop`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use little_passes::{Database, SourceFile, Workspace};
 pub mod capabilities;
 pub mod documents;
 pub mod events;
+pub mod outer_loop;
 pub mod plan;
 pub mod planner;
 pub mod register;
@@ -60,10 +62,18 @@ pub(crate) fn workspace(db: &Database, snapshot: Option<SourceFile>) -> Workspac
 /// Stages 1 and 3 for `little snapshot`: the definition's capabilities (its global tools
 /// must be registered).
 pub fn capabilities(definition: &Path) -> Result<Capabilities, Failure> {
+    capabilities_for_cycle(definition, None)
+}
+
+/// The capabilities of one outer-loop cycle: with an outer-loop file (cycle N ≥ 2), the
+/// manifest carries its `outerLoopContextHash`.
+pub fn capabilities_for_cycle(definition: &Path, outer_loop: Option<&Path>) -> Result<Capabilities, Failure> {
     let db = Database::default();
     let loaded = documents::load_definition(&db, definition)?;
+    let outer_loop =
+        outer_loop.map(|path| outer_loop::load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;
     documents::missing_tools(&loaded)?;
-    Ok(Capabilities::new(loaded.definition))
+    Ok(Capabilities::new(loaded.definition).for_cycle(outer_loop.as_ref()))
 }
 
 /// `little lock`: validates an LWIR against a definition, then registers and locks it.

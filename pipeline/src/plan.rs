@@ -7,6 +7,10 @@
 //! in-flight one and runs again; a completed session is never re-run. A run whose
 //! PlannerManifest hash differs from the recorded one stops with
 //! `pipeline.capability_drift`.
+//!
+//! Each outer-loop cycle of a run (`--outer-loop`, see [`crate::outer_loop`]) is a session
+//! of its own: every event carries its `cycle`, and all of the above reads only the events
+//! of the requested cycle (an event without `cycle` is cycle 1's).
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,6 +23,7 @@ use serde_json::{Value, json};
 use crate::capabilities::{Capabilities, hash, manifest_diff};
 use crate::documents::{LoadedDefinition, load_definition, load_input, missing_tools};
 use crate::events::{self, Event, EventLog};
+use crate::outer_loop::{OuterLoop, cycle_of, load_outer_loop};
 use crate::planner::{self, Ended};
 use crate::register::{Registration, Validation, register, validate};
 use crate::{Failure, Located};
@@ -34,6 +39,8 @@ pub struct PlanRequest<'a> {
     pub events: &'a Path,
     pub timeout: Duration,
     pub max_attempts: u32,
+    /// The outer-loop file of a later cycle (`--outer-loop`); `None` plans cycle 1.
+    pub outer_loop: Option<&'a Path>,
 }
 
 /// A registered run.
@@ -56,6 +63,10 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
     let run_id = request.run_id;
     let db = Database::default();
     let loaded = load_definition(&db, request.definition)?;
+    // A bad outer-loop file is a bad argument: refused before the log is touched.
+    let outer_loop =
+        request.outer_loop.map(|path| load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;
+    let cycle = cycle_of(outer_loop.as_ref());
     let mut log = EventLog::open(request.events).map_err(Failure::Tool)?;
     if log.truncated_bytes > 0 {
         note(&format!(
@@ -71,7 +82,8 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             }
             Failure::Tool(message) => message.clone(),
         };
-        match log.append(run_id, events::RUN_FAILED, json!({ "causeCode": cause, "message": message })) {
+        match log.append(run_id, events::RUN_FAILED, json!({ "causeCode": cause, "message": message, "cycle": cycle }))
+        {
             Ok(_) => failure,
             Err(e) => Failure::Tool(e),
         }
@@ -87,33 +99,48 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
         return Err(fail(&mut log, "missing_tool", failure));
     }
     // Stages 3 and 4.
-    let capabilities = Capabilities::new(loaded.definition.clone());
+    let capabilities = Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref());
     let input_hash = hash(&input.value);
 
-    // Stage 5: drift check against the recorded session.
-    let recorded: Vec<Event> = log.run(run_id).into_iter().cloned().collect();
+    // Stage 5: drift check against this cycle's recorded session (each outer-loop cycle of a
+    // run has a session of its own; events without a cycle are cycle 1's).
+    let all_started: Vec<Event> = log
+        .run(run_id)
+        .into_iter()
+        .filter(|e| e.kind == events::SESSION_STARTED && e.str("role") == Some(ROLE))
+        .cloned()
+        .collect();
+    let recorded: Vec<Event> = log.run(run_id).into_iter().filter(|e| e.cycle() == cycle).cloned().collect();
     let started = recorded.iter().find(|e| e.kind == events::SESSION_STARTED && e.str("role") == Some(ROLE));
+    // A run id names one input, whichever cycle recorded it.
+    let another_input = |recorded: &Event| {
+        Failure::Tool(format!(
+            "run `{run_id}` was started with another input (`{}` hashes to {input_hash}, the run's input to {}); \
+             a run id names one definition and one input: use a new `--run-id`",
+            input.path,
+            recorded.str("inputHash").unwrap_or("nothing"),
+        ))
+    };
     match started {
         Some(started) => {
             if started.str("manifestHash") != Some(capabilities.manifest_hash.as_str()) {
-                let failure = drift(&loaded, &capabilities, started, run_id);
+                let failure = drift(&loaded, &capabilities, started, run_id, cycle);
                 return Err(fail(&mut log, "capability_drift", failure));
             }
             if started.str("inputHash") != Some(input_hash.as_str()) {
-                return Err(Failure::Tool(format!(
-                    "run `{run_id}` was started with another input (`{}` hashes to {input_hash}, the run's input to {}); \
-                     a run id names one definition and one input: use a new `--run-id`",
-                    input.path,
-                    started.str("inputHash").unwrap_or("nothing"),
-                )));
+                return Err(another_input(started));
             }
         }
         None => {
+            if let Some(other) = all_started.iter().find(|e| e.str("inputHash") != Some(input_hash.as_str())) {
+                return Err(another_input(other));
+            }
             log.append(
                 run_id,
                 events::SESSION_STARTED,
                 json!({
                     "role": ROLE,
+                    "cycle": cycle,
                     "manifestHash": capabilities.manifest_hash,
                     "manifest": capabilities.manifest,
                     "inputHash": input_hash,
@@ -147,13 +174,20 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
         if completed.is_some() || attempt > u64::from(request.max_attempts) {
             break;
         }
-        let task = task_json(&capabilities, &input.value, attempt, request.max_attempts, previous.as_ref());
+        let task = task_json(
+            &capabilities,
+            &input.value,
+            outer_loop.as_ref(),
+            attempt,
+            request.max_attempts,
+            previous.as_ref(),
+        );
         let in_flight = recorded.iter().any(|e| e.kind == events::MODEL_CALLED && e.attempt() == Some(attempt));
         if !in_flight {
             log.append(
                 run_id,
                 events::MODEL_CALLED,
-                json!({ "role": ROLE, "attempt": attempt, "taskHash": hash(&task) }),
+                json!({ "role": ROLE, "cycle": cycle, "attempt": attempt, "taskHash": hash(&task) }),
             )
             .map_err(Failure::Tool)?;
         }
@@ -162,6 +196,7 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             ("LITTLE_RUN_ID", run_id.to_string()),
             ("LITTLE_ATTEMPT", attempt.to_string()),
             ("LITTLE_MAX_ATTEMPTS", request.max_attempts.to_string()),
+            ("LITTLE_CYCLE", cycle.to_string()),
         ];
         planner_runs += 1;
         let output = planner::run(
@@ -173,6 +208,7 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
                 let mut payload = serde_json::Map::new();
                 payload.insert("attempt".into(), json!(attempt));
                 payload.insert("caller".into(), json!("model"));
+                payload.insert("cycle".into(), json!(cycle));
                 if let Value::Object(fields) = fields {
                     payload.extend(fields);
                 }
@@ -203,8 +239,12 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             Ended::Exited(_) => None,
         };
         if let Some((reason, message)) = failure {
-            log.append(run_id, events::MODEL_FAILED, json!({ "role": ROLE, "attempt": attempt, "reason": reason }))
-                .map_err(Failure::Tool)?;
+            log.append(
+                run_id,
+                events::MODEL_FAILED,
+                json!({ "role": ROLE, "cycle": cycle, "attempt": attempt, "reason": reason }),
+            )
+            .map_err(Failure::Tool)?;
             return Err(Failure::Tool(message));
         }
         let validation = validate(&capabilities, &attempt_path(attempt), &output.stdout);
@@ -214,6 +254,7 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             events::MODEL_RESPONDED,
             json!({
                 "role": ROLE,
+                "cycle": cycle,
                 "attempt": attempt,
                 "output": &*validation.text,
                 "outputHash": little_hashing::sha256_identity(&output.stdout),
@@ -239,13 +280,17 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             log.append(
                 run_id,
                 events::SESSION_COMPLETED,
-                json!({ "role": ROLE, "status": "failed", "attempts": last }),
+                json!({ "role": ROLE, "cycle": cycle, "status": "failed", "attempts": last }),
             )
             .map_err(Failure::Tool)?;
             log.append(
                 run_id,
                 events::RUN_FAILED,
-                json!({ "causeCode": "lwir_validation_error", "message": format!("no valid LWIR after {last} attempt(s)") }),
+                json!({
+                    "causeCode": "lwir_validation_error",
+                    "message": format!("no valid LWIR after {last} attempt(s)"),
+                    "cycle": cycle,
+                }),
             )
             .map_err(Failure::Tool)?;
         }
@@ -263,7 +308,13 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
         log.append(
             run_id,
             events::SESSION_COMPLETED,
-            json!({ "role": ROLE, "status": "succeeded", "attempts": attempt, "lwirHash": registration.hash() }),
+            json!({
+                "role": ROLE,
+                "cycle": cycle,
+                "status": "succeeded",
+                "attempts": attempt,
+                "lwirHash": registration.hash(),
+            }),
         )
         .map_err(Failure::Tool)?;
     }
@@ -277,6 +328,7 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
                 "lwirVersionId": registration.id(),
                 "canonicalizer": little_hashing::CANONICALIZER,
                 "lockHash": hash(&registration.lock),
+                "cycle": cycle,
             }),
         )
         .map_err(Failure::Tool)?;
@@ -300,11 +352,13 @@ fn show_duration(duration: Duration) -> String {
 /// The PlanTask of seed 000 (`kind`, `workflowSnapshot`, `input`), with what a planner
 /// outside the SDK needs besides: the schemas and tool descriptors the snapshot only
 /// hashes, its system prompt and skills, the attempt, and for a repair the previous
-/// attempt's output and findings. No run id (it is in `LITTLE_RUN_ID`): the task is a
-/// function of the definition, the input and the previous attempts only.
+/// attempt's output and findings; for a later outer-loop cycle the seed's
+/// `outerLoopContext`. No run id (it is in `LITTLE_RUN_ID`): the task is a function of the
+/// definition, the input, the prior cycles and the previous attempts only.
 pub fn task_json(
     capabilities: &Capabilities,
     input: &Value,
+    outer_loop: Option<&OuterLoop>,
     attempt: u64,
     max_attempts: u32,
     previous: Option<&(u64, String, Value)>,
@@ -326,6 +380,9 @@ pub fn task_json(
             })).collect::<Vec<_>>(),
         },
     });
+    if let Some(outer_loop) = outer_loop {
+        task["outerLoopContext"] = outer_loop.task_context();
+    }
     if let Some((attempt, output, findings)) = previous {
         task["repair"] = json!({ "attempt": attempt, "output": output, "findings": findings });
     }
@@ -347,7 +404,7 @@ fn manifest_field_anchor(field: &str) -> Anchor {
 
 /// `pipeline.capability_drift`, at the definition field that drifted, with every drifted
 /// manifest field shown as recorded → now.
-fn drift(loaded: &LoadedDefinition, capabilities: &Capabilities, started: &Event, run_id: &str) -> Failure {
+fn drift(loaded: &LoadedDefinition, capabilities: &Capabilities, started: &Event, run_id: &str, cycle: u64) -> Failure {
     let stored = started.payload.get("manifest").cloned().unwrap_or(Value::Null);
     let diff = manifest_diff(&stored, &capabilities.manifest);
     let show = |v: &Value| match v {
@@ -363,15 +420,20 @@ fn drift(loaded: &LoadedDefinition, capabilities: &Capabilities, started: &Event
         .or(diff.first().map(|(f, _, _)| f.as_str()))
         .unwrap_or("");
     let message = format!(
-        "the planner manifest changed since run `{run_id}` started (recorded {}, now {}):\n{}",
+        "the planner manifest of cycle {cycle} changed since run `{run_id}` started it (recorded {}, now {}):\n{}",
         started.str("manifestHash").unwrap_or("nothing"),
         capabilities.manifest_hash,
         if lines.is_empty() { "(the recorded event has no manifest to compare)".to_string() } else { lines.join("\n") }
     );
     let tree = little_frontend::json::parse(&loaded.text).tree.expect("the definition parsed before");
-    let finding = Finding::new(Code::PipelineCapabilityDrift, manifest_field_anchor(field), message).help(Some(
-        "restore the definition the run started with, or start a new run with another `--run-id`".to_string(),
-    ));
+    let help = if field == "outerLoopContextHash" {
+        format!(
+            "give the outer-loop file (`--outer-loop`) cycle {cycle} started with, or start a new run with another `--run-id`"
+        )
+    } else {
+        "restore the definition the run started with, or start a new run with another `--run-id`".to_string()
+    };
+    let finding = Finding::new(Code::PipelineCapabilityDrift, manifest_field_anchor(field), message).help(Some(help));
     let diagnostic = Resolver::new(&tree).resolve(finding);
     Failure::Blocked(vec![Located {
         path: loaded.path.clone(),

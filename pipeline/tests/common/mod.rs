@@ -89,8 +89,25 @@ fi"#,
         timeout: Duration,
         max_attempts: u32,
     ) -> Result<PlanReport, Failure> {
+        self.plan_cycle(planner, run_id, definition, None, timeout, max_attempts, input)
+    }
+
+    /// A plan of the cycle an outer-loop file (in the scratch folder) names; `None` is cycle 1.
+    #[allow(clippy::too_many_arguments)]
+    pub fn plan_cycle(
+        &self,
+        planner: &str,
+        run_id: &str,
+        definition: &str,
+        outer_loop: Option<&str>,
+        timeout: Duration,
+        max_attempts: u32,
+        input: &str,
+    ) -> Result<PlanReport, Failure> {
         let (definition, input, events) = (self.path(definition), self.path(input), self.path("events.jsonl"));
+        let outer_loop = outer_loop.map(|name| self.path(name));
         let request = PlanRequest {
+            outer_loop: outer_loop.as_deref(),
             definition: &definition,
             input: &input,
             planner,
