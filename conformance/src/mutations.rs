@@ -155,6 +155,14 @@ impl Draft {
         json!({ "id": self.fresh_edge_id(), "from": { "node": from, "port": from_port }, "to": { "node": to, "port": to_port } })
     }
 
+    /// A branch edge labelled `label` from a router's `out` to a node's `in`.
+    fn branch_edge(&self, router: &str, to: &str, label: &str) -> Value {
+        let mut edge = self.forward_edge(router, "out", to, "in");
+        edge["kind"] = json!("branch");
+        edge["branch"] = json!({ "label": label });
+        edge
+    }
+
     /// The node's output port in generated drafts.
     fn output_of(&self, id: &str) -> &'static str {
         match self.family(id) {
@@ -561,26 +569,13 @@ static MUTATIONS: &[Mutation] = &[
         Some(Target::Node(schedule_trigger(d, json!({ "cron": "*/5 * * * *", "timezone": "UTC" }))))
     }),
     mutation!(BranchMissingLabel, "add a plain forward edge out of a router", |d, pick| {
-        let router = pick.one(&d.ids_of(&["router.switch"]))?;
-        let to = later_open_input(d, &router, pick)?;
-        let edge = d.forward_edge(&router, "out", &to, "in");
-        Some(d.add_edge(edge))
+        edge_out_of_a_router(d, pick, None)
     }),
     mutation!(BranchUnknownLabel, "add a branch with a label the router does not declare", |d, pick| {
-        let router = pick.one(&d.ids_of(&["router.switch"]))?;
-        let to = later_open_input(d, &router, pick)?;
-        let mut edge = d.forward_edge(&router, "out", &to, "in");
-        edge["kind"] = json!("branch");
-        edge["branch"] = json!({ "label": "perhaps" });
-        Some(d.add_edge(edge))
+        edge_out_of_a_router(d, pick, Some("perhaps"))
     }),
     mutation!(BranchDuplicateLabel, "wire a router's first label a second time", |d, pick| {
-        let router = pick.one(&d.ids_of(&["router.switch"]))?;
-        let to = later_open_input(d, &router, pick)?;
-        let mut edge = d.forward_edge(&router, "out", &to, "in");
-        edge["kind"] = json!("branch");
-        edge["branch"] = json!({ "label": "yes" });
-        Some(d.add_edge(edge))
+        edge_out_of_a_router(d, pick, Some("yes"))
     }),
     mutation!(BranchTooFew, "add a router with a single branch", |d, pick| {
         let from = pick.one(&d.ids_of(&["dataset.retrieve"]))?;
@@ -593,9 +588,7 @@ static MUTATIONS: &[Mutation] = &[
         );
         let feed = d.forward_edge(&from, "dataset", "route_new", "in");
         d.edges_mut().push(feed);
-        let mut branch = d.forward_edge("route_new", "out", &to, "in");
-        branch["kind"] = json!("branch");
-        branch["branch"] = json!({ "label": "only" });
+        let branch = d.branch_edge("route_new", &to, "only");
         d.edges_mut().push(branch);
         Some(Target::Node("route_new".to_string()))
     }),
@@ -713,10 +706,16 @@ fn schedule_trigger(d: &mut Draft, config: Value) -> String {
     id
 }
 
-/// A node with a `multiple` input that comes after `router` (so no cycle closes).
-fn later_open_input(d: &Draft, router: &str, pick: &mut Pick) -> Option<String> {
-    let ancestors = d.ancestors(router);
-    let targets: Vec<String> =
-        d.open_inputs().into_iter().filter(|t| t != router && !ancestors.contains(t) && t != "ghost").collect();
-    pick.one(&targets)
+/// An edge from a router of the draft to a node with a `multiple` input that does not
+/// precede it (so no cycle closes): a branch labelled `label`, or a plain forward edge.
+fn edge_out_of_a_router(d: &mut Draft, pick: &mut Pick, label: Option<&str>) -> Option<Target> {
+    let router = pick.one(&d.ids_of(&["router.switch"]))?;
+    let ancestors = d.ancestors(&router);
+    let targets: Vec<String> = d.open_inputs().into_iter().filter(|t| *t != router && !ancestors.contains(t)).collect();
+    let to = pick.one(&targets)?;
+    let edge = match label {
+        Some(label) => d.branch_edge(&router, &to, label),
+        None => d.forward_edge(&router, "out", &to, "in"),
+    };
+    Some(d.add_edge(edge))
 }

@@ -67,10 +67,7 @@ fn edits_in_quick_succession_publish_in_order_and_end_on_the_last() {
     let mut client = Client::start(Options::default());
     let text = little_conformance::generate::draft(2_000, 3);
     let draft = uri("big.json");
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": draft, "languageId": "json", "version": 1, "text": text } }),
-    );
+    client.send_open(&draft, &text);
     let at = position(&text, middle_query(&text), true);
     for version in 2..=4 {
         client.notify(
@@ -96,10 +93,7 @@ fn a_request_overtaken_by_an_edit_answers_content_modified() {
     let mut client = Client::start(Options::default());
     let text = little_conformance::generate::draft(10_000, 5);
     let draft = uri("big.json");
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": draft, "languageId": "json", "version": 1, "text": text } }),
-    );
+    client.send_open(&draft, &text);
     // The hover needs the whole check of a fresh 10,000-node draft; the edit that follows
     // at once cancels it (salsa unwinds every query a clone starts while an input is set).
     let hover = json!({ "textDocument": { "uri": draft }, "position": position(&text, middle_query(&text), true) });

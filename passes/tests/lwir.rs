@@ -179,16 +179,8 @@ fn unknown_fields_are_shape_faults_with_a_suggestion() {
 #[test]
 fn a_fixer_model_outside_the_permissions_is_a_step_model_fault() {
     let content = "export async function run() { return { summary: 'x' }; }";
-    let code = json!({
-        "id": "score", "uses": "code.run",
-        "with": {
-            "entrypoint": "score.ts",
-            "files": { "score.ts": { "content": content, "sha256": little_hashing::sha256_identity(content.as_bytes()) } },
-            "sandbox": { "network": "deny", "env": "deny", "fs": "deny" }
-        },
-        "output": { "schema": { "type": "object" } },
-        "onFailure": { "fixer": { "model": "gpt-5", "maxAttempts": 3, "system": "Fix it." } }
-    });
+    let mut code = code_step(content);
+    code["onFailure"] = json!({ "fixer": { "model": "gpt-5", "maxAttempts": 3, "system": "Fix it." } });
     let report = check(&with_steps(vec![code.clone()]), Some(SNAPSHOT));
     assert_eq!(codes(&report), [Code::BindingStepModelNotAllowed]);
     assert_eq!(faults(&report)[0].path.as_deref(), Some("$.steps[0].onFailure.fixer.model"));
@@ -201,15 +193,7 @@ fn a_fixer_model_outside_the_permissions_is_a_step_model_fault() {
 #[test]
 fn code_files_are_not_scanned_for_templates() {
     let content = "const x = {{ not a template }};";
-    let code = json!({
-        "id": "score", "uses": "code.run",
-        "with": {
-            "entrypoint": "score.ts",
-            "files": { "score.ts": { "content": content, "sha256": little_hashing::sha256_identity(content.as_bytes()) } },
-            "sandbox": { "network": "deny", "env": "deny", "fs": "deny" }
-        },
-        "output": { "schema": { "type": "object" } }
-    });
+    let code = code_step(content);
     assert_eq!(codes(&check(&with_steps(vec![code]), None)), []);
 }
 
@@ -241,4 +225,17 @@ fn the_pipeline_entry_point_reports_a_faulty_snapshot() {
     assert!(checked.snapshot_errors.iter().all(|d| d.code == Code::LwirInvalidShape && d.span.is_some()));
     let not_json = check_lwir_text(WORKED_EXAMPLE, Some("{"));
     assert_eq!(not_json.snapshot_errors[0].code, Code::ParseInvalidJson);
+}
+
+/// A `code.run` step `score` with one file holding `content`, its hash right.
+fn code_step(content: &str) -> Value {
+    json!({
+        "id": "score", "uses": "code.run",
+        "with": {
+            "entrypoint": "score.ts",
+            "files": { "score.ts": { "content": content, "sha256": little_hashing::sha256_identity(content.as_bytes()) } },
+            "sandbox": { "network": "deny", "env": "deny", "fs": "deny" }
+        },
+        "output": { "schema": { "type": "object" } }
+    })
 }

@@ -94,12 +94,13 @@ impl Registration {
 /// Registers a validated LWIR (nothing blocks) and locks it to the definition.
 pub fn register(capabilities: &Capabilities, validation: &Validation) -> Result<Registration, String> {
     debug_assert!(!validation.blocking());
-    // The WorkflowVersion is `little check`'s (one definition of the LWIR's identity).
-    let version = little_passes::lwir::workflow_version(&validation.text).ok_or("the LWIR has no canonical form")?;
+    // The WorkflowVersion is `little check`'s (one definition of the LWIR's identity),
+    // taken from the same parse as the `lwir` the version carries.
+    let tree = little_frontend::json::parse(&validation.text).tree.ok_or("the LWIR is not JSON")?;
+    let version = little_passes::lwir::version_of_tree(&tree, true).ok_or("the LWIR has no canonical form")?;
     let canonical = version.canonical_json.clone().ok_or("the LWIR's canonical JSON was not built")?;
     let lwir_hash = version.hash.clone();
     let short = little_hashing::short_id(&lwir_hash).to_string();
-    let tree = little_frontend::json::parse(&validation.text).tree.ok_or("the LWIR is not JSON")?;
     let lwir = tree.to_serde(tree.root());
     let workflow_version = json!({
         "id": version.id,

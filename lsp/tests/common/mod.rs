@@ -149,12 +149,18 @@ impl Client {
         }
     }
 
+    /// Opens a document (version 1) and waits for its diagnostics.
     pub fn open(&mut self, uri: &Url, text: &str) -> Vec<Diagnostic> {
+        self.send_open(uri, text);
+        self.diagnostics(uri, Some(1))
+    }
+
+    /// Opens a document (version 1) without waiting for anything.
+    pub fn send_open(&mut self, uri: &Url, text: &str) {
         self.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": uri, "languageId": "json", "version": 1, "text": text } }),
         );
-        self.diagnostics(uri, Some(1))
     }
 
     /// Replaces the whole text.

@@ -21,7 +21,7 @@ use little_frontend::lwir::{LwirHeader, StepDecl, lower_lwir};
 use crate::db::{SourceFile, Workspace};
 use crate::queries::{document_kind, parse};
 
-pub use version::{WorkflowVersion, check_lwir_text, workflow_version};
+pub use version::{WorkflowVersion, check_lwir_text, version_of_tree, workflow_version};
 
 /// One authored step. Its id and occurrence are its identity.
 #[salsa::tracked(debug)]

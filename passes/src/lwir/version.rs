@@ -82,7 +82,11 @@ pub fn check_lwir_text(lwir: &str, snapshot: Option<&str>) -> LwirCheck {
     let workspace = Workspace::new(&db, catalog, None, None, snapshot);
     let file = SourceFile::new(&db, "workflow.lwir.json".into(), lwir.into());
     let report = report(&db, workspace, file);
-    let version = if report.candidate.is_some() { workflow_version(lwir) } else { None };
+    // The canonical text from the tree the check already parsed.
+    let version = match report.candidate {
+        Some(_) => parse(&db, file).tree.as_ref().and_then(|tree| version_of_tree(tree, true)),
+        None => None,
+    };
     let snapshot_errors = snapshot.map(|file| snapshot_errors(&db, file)).unwrap_or_default();
     LwirCheck { report, version, snapshot_errors }
 }
