@@ -297,12 +297,37 @@ fn check_files(
     };
     let jobs = jobs.clamp(1, loaded.len().max(1));
     let mut results: Vec<Option<Result<Option<FileReport>, ToolError>>> = (0..loaded.len()).map(|_| None).collect();
+    if jobs == 1 {
+        // On this thread: glibc gives a spawned thread its own arena, which grows by
+        // `mprotect` a page range at a time (about 6% of a 100,000-node check).
+        for (i, item) in loaded.iter().enumerate() {
+            results[i] = Some(check_one(db, item));
+        }
+    } else {
+        check_in_parallel(db, &loaded, jobs, &check_one, &mut results);
+    }
+    progress.finish();
+    let mut checked = Vec::new();
+    for (item, result) in loaded.into_iter().zip(results) {
+        if let Some(report) = result.expect("every file was checked")? {
+            checked.push(Checked { path: item.path, file: item.file, text: item.text, report });
+        }
+    }
+    Ok(checked)
+}
+
+/// Checks `loaded` on `jobs` threads, each with its own clone of the database.
+fn check_in_parallel<T: Sync, R: Send>(
+    db: &Database,
+    loaded: &[T],
+    jobs: usize,
+    check_one: &(impl Fn(&Database, &T) -> R + Sync),
+    results: &mut [Option<R>],
+) {
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|job| {
                 let db = db.clone();
-                let loaded = &loaded;
-                let check_one = &check_one;
                 scope.spawn(move || {
                     // Round-robin, so that large and small files spread over the jobs.
                     (job..loaded.len()).step_by(jobs).map(|i| (i, check_one(&db, &loaded[i]))).collect::<Vec<_>>()
@@ -315,14 +340,6 @@ fn check_files(
             }
         }
     });
-    progress.finish();
-    let mut checked = Vec::new();
-    for (item, result) in loaded.into_iter().zip(results) {
-        if let Some(report) = result.expect("every file was checked")? {
-            checked.push(Checked { path: item.path, file: item.file, text: item.text, report });
-        }
-    }
-    Ok(checked)
 }
 
 /// A file named on the command line.

@@ -8,14 +8,17 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use compact_str::CompactString;
 use little_diagnostics::{Code, Diagnostic, Related};
+use smallvec::SmallVec;
 
 use crate::json::{JsonTree, JsonValue, NodeIdx, path_push_index, path_push_key};
 
-/// One step of a pointer: an object key or an array index.
+/// One step of a pointer: an object key or an array index. Keys up to 24 bytes are
+/// inline, so the lowering builds anchors for every field without allocating.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Seg {
-    Key(Box<str>),
+    Key(CompactString),
     Index(u32),
 }
 
@@ -37,35 +40,38 @@ pub enum Owner {
     /// The document root.
     Root,
     /// The `nth` node (0 = first) whose `id` is `id`, in `$.nodes`.
-    Node { id: Box<str>, nth: u32 },
+    Node { id: CompactString, nth: u32 },
     /// The `nth` edge whose `id` is `id`, in `$.edges`.
-    Edge { id: Box<str>, nth: u32 },
+    Edge { id: CompactString, nth: u32 },
     /// The `nth` LWIR step whose `id` is `id`, in `$.steps`.
-    Step { id: Box<str>, nth: u32 },
+    Step { id: CompactString, nth: u32 },
 }
 
 /// A location that survives edits which only move text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Anchor {
     pub owner: Owner,
-    pub pointer: Vec<Seg>,
+    pub pointer: Pointer,
 }
+
+/// The segments of an anchor below its owner; most are a few deep, and stay inline.
+pub type Pointer = SmallVec<[Seg; 4]>;
 
 impl Anchor {
     pub fn root() -> Anchor {
-        Anchor { owner: Owner::Root, pointer: Vec::new() }
+        Anchor { owner: Owner::Root, pointer: Pointer::new() }
     }
 
     pub fn node(id: &str, nth: u32) -> Anchor {
-        Anchor { owner: Owner::Node { id: id.into(), nth }, pointer: Vec::new() }
+        Anchor { owner: Owner::Node { id: id.into(), nth }, pointer: Pointer::new() }
     }
 
     pub fn edge(id: &str, nth: u32) -> Anchor {
-        Anchor { owner: Owner::Edge { id: id.into(), nth }, pointer: Vec::new() }
+        Anchor { owner: Owner::Edge { id: id.into(), nth }, pointer: Pointer::new() }
     }
 
     pub fn step(id: &str, nth: u32) -> Anchor {
-        Anchor { owner: Owner::Step { id: id.into(), nth }, pointer: Vec::new() }
+        Anchor { owner: Owner::Step { id: id.into(), nth }, pointer: Pointer::new() }
     }
 
     /// This anchor extended by one segment.

@@ -90,12 +90,12 @@ fn read_family(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Fam
             }
         }
         None => {
-            reader.missing(at, &format!("family `{id}`"), "kind");
+            reader.missing(at, format_args!("family `{id}`"), "kind");
             return None;
         }
     };
     let flag = |reader: &mut Reader<'_>, key: &str| {
-        member(fields, key).and_then(|v| reader.boolean(v, &at.at(key), &format!("`{key}`"))).unwrap_or(false)
+        member(fields, key).and_then(|v| reader.boolean(v, &at.at(key), format_args!("`{key}`"))).unwrap_or(false)
     };
     let visual_only = flag(reader, "visualOnly");
     let worker_slot = flag(reader, "workerSlot");
@@ -164,7 +164,7 @@ fn read_ports(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<(Vec
     let mut sides = [Vec::new(), Vec::new()];
     for (side, key) in sides.iter_mut().zip(["inputs", "outputs"]) {
         let Some(v) = member(fields, key) else { continue };
-        let Some(items) = reader.array(v, &at.at(key), &format!("`{key}`")) else { continue };
+        let Some(items) = reader.array(v, &at.at(key), format_args!("`{key}`")) else { continue };
         for (i, &item) in items.iter().enumerate() {
             let item_at = at.at(key).at(i);
             let Some(parts) = reader.object(item, &item_at, "a port") else { continue };
@@ -179,7 +179,7 @@ fn read_ports(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<(Vec
                 .unwrap_or_else(|| vec![little_ir::ANY_TYPE.to_string()]);
             let flag = |reader: &mut Reader<'_>, key: &str| {
                 member(parts, key)
-                    .and_then(|v| reader.boolean(v, &item_at.at(key), &format!("`{key}`")))
+                    .and_then(|v| reader.boolean(v, &item_at.at(key), format_args!("`{key}`")))
                     .unwrap_or(false)
             };
             let required = flag(reader, "required");

@@ -116,7 +116,7 @@ pub fn read_context(tree: &JsonTree) -> (Context, Vec<Finding>) {
                 let Some(fields) = reader.object(item, &at, "a registry package") else { continue };
                 reader.unknown_keys(fields, &at, "a registry package", &["name", "version", "digest"]);
                 let mut text =
-                    |key: &str| member(fields, key).and_then(|v| reader.name(v, &at.at(key), &format!("`{key}`")));
+                    |key: &str| member(fields, key).and_then(|v| reader.name(v, &at.at(key), format_args!("`{key}`")));
                 let (name, version, digest) = (text("name"), text("version"), text("digest"));
                 match (name, version, digest) {
                     (Some(name), Some(version), Some(digest)) => context.packages.push(RegistryPackage {

@@ -164,7 +164,7 @@ impl<'t> DefinitionReader<'t> {
     /// A required non-empty string field.
     fn required_name(&mut self, members: &[crate::json::Member], at: &Anchor, what: &str, key: &str) -> String {
         match member(members, key) {
-            Some(v) => self.reader.name(v, &at.at(key), &format!("`{key}`")).unwrap_or_default().to_string(),
+            Some(v) => self.reader.name(v, &at.at(key), format_args!("`{key}`")).unwrap_or_default().to_string(),
             None => {
                 self.reader.missing(at, what, key);
                 String::new()
@@ -175,7 +175,7 @@ impl<'t> DefinitionReader<'t> {
     /// An optional string field (default empty).
     fn text(&mut self, members: &[crate::json::Member], at: &Anchor, key: &str) -> String {
         member(members, key)
-            .and_then(|v| self.reader.string(v, &at.at(key), &format!("`{key}`")))
+            .and_then(|v| self.reader.string(v, &at.at(key), format_args!("`{key}`")))
             .unwrap_or_default()
             .to_string()
     }
@@ -237,7 +237,7 @@ impl<'t> DefinitionReader<'t> {
 
     fn access(&mut self, members: &[crate::json::Member], at: &Anchor, key: &str, default: Access) -> Access {
         let Some(v) = member(members, key) else { return default };
-        let Some(name) = self.reader.string(v, &at.at(key), &format!("`{key}`")) else { return default };
+        let Some(name) = self.reader.string(v, &at.at(key), format_args!("`{key}`")) else { return default };
         Access::parse(name).unwrap_or_else(|| {
             self.reader.invalid(&at.at(key), format!("`{key}` must be `rw`, `ro` or `none`, found `{name}`"));
             default

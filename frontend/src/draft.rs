@@ -211,7 +211,7 @@ fn read_header(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Header {
             return None;
         };
         let at = root.at(key);
-        let value = reader.string(idx, &at, &format!("`{key}`"))?;
+        let value = reader.string(idx, &at, format_args!("`{key}`"))?;
         if value.trim().is_empty() {
             reader.findings.push(Finding::new(Code::RequestMissingIdentity, at, format!("`{key}` is empty")));
             return None;
@@ -274,9 +274,9 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
     // its id (which survives reordering); `lower_draft` patches in the occurrence count.
     let base = positional;
     let first_finding = reader.findings.len();
-    reader.unknown_keys(members, &base, &format!("node `{id}`"), NODE_KEYS);
+    reader.unknown_keys(members, &base, format_args!("node `{id}`"), NODE_KEYS);
     match member(members, "family") {
-        None => reader.missing(&base, &format!("node `{id}`"), "family"),
+        None => reader.missing(&base, format_args!("node `{id}`"), "family"),
         Some(f) => node.family = reader.name(f, &base.at("family"), "a node's `family`").map(str::to_string),
     }
     if let Some(t) = member(members, "title") {
@@ -358,7 +358,7 @@ const UNCOUNTED: u32 = u32::MAX;
 /// Replaces the prefix `from` of `anchor` by `to`.
 fn rebase(anchor: &Anchor, from: &Anchor, to: Anchor) -> Anchor {
     let mut pointer = to.pointer;
-    pointer.extend_from_slice(&anchor.pointer[from.pointer.len()..]);
+    pointer.extend(anchor.pointer[from.pointer.len()..].iter().cloned());
     Anchor { owner: to.owner, pointer }
 }
 
@@ -395,7 +395,7 @@ fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<C
     let mut contracts = Contracts::default();
     for (key, list) in [("inputs", &mut contracts.inputs), ("outputs", &mut contracts.outputs)] {
         let Some(items_idx) = member(members, key) else { continue };
-        let Some(items) = reader.array(items_idx, &at.at(key), &format!("`{key}`")) else { continue };
+        let Some(items) = reader.array(items_idx, &at.at(key), format_args!("`{key}`")) else { continue };
         for (i, &item) in items.iter().enumerate() {
             let item_at = at.at(key).at(i);
             let Some(fields) = reader.object(item, &item_at, "a contract port") else { continue };
@@ -433,7 +433,7 @@ fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<C
             let Some(fields) = reader.object(item, &item_at, "an artifact") else { continue };
             reader.unknown_keys(fields, &item_at, "an artifact", &["id", "port", "types"]);
             let field = |reader: &mut Reader<'_>, key: &str| match member(fields, key) {
-                Some(v) => reader.name(v, &item_at.at(key), &format!("`{key}`")).map(str::to_string),
+                Some(v) => reader.name(v, &item_at.at(key), format_args!("`{key}`")).map(str::to_string),
                 None => {
                     reader.missing(&item_at, "an artifact", key);
                     None
@@ -496,7 +496,7 @@ fn read_position(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<P
     let fields = reader.object(idx, at, "`position`")?;
     reader.unknown_keys(fields, at, "`position`", &["x", "y"]);
     let mut coordinate = |key: &str| match member(fields, key) {
-        Some(v) => reader.number(v, &at.at(key), &format!("`{key}`")),
+        Some(v) => reader.number(v, &at.at(key), format_args!("`{key}`")),
         None => {
             reader.missing(at, "`position`", key);
             None
@@ -505,6 +505,16 @@ fn read_position(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<P
     let x = coordinate("x");
     let y = coordinate("y");
     Some(Position { x: x?, y: y? })
+}
+
+/// How findings name an edge; written only when a finding needs it.
+#[derive(Clone, Copy)]
+struct EdgeName<'a>(&'a str);
+
+impl std::fmt::Display for EdgeName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "edge `{}`", self.0)
+    }
 }
 
 fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<EdgeEntry> {
@@ -516,20 +526,20 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
     };
     let id = reader.name(id_idx, &base.at("id"), "an edge's `id`")?.to_string();
     let first_finding = reader.findings.len();
-    let what = format!("edge `{id}`");
-    reader.unknown_keys(members, &base, &what, EDGE_KEYS);
+    let what = EdgeName(&id);
+    reader.unknown_keys(members, &base, what, EDGE_KEYS);
     let endpoint = |reader: &mut Reader<'_>, key: &str| -> Option<Endpoint> {
         let at = base.at(key);
         let Some(v) = member(members, key) else {
-            reader.missing(&base, &what, key);
+            reader.missing(&base, what, key);
             return None;
         };
-        let fields = reader.object(v, &at, &format!("`{key}`"))?;
-        reader.unknown_keys(fields, &at, &format!("`{key}` of {what}"), &["node", "port"]);
+        let fields = reader.object(v, &at, format_args!("`{key}`"))?;
+        reader.unknown_keys(fields, &at, format_args!("`{key}` of {what}"), &["node", "port"]);
         let node = match member(fields, "node") {
             Some(n) => reader.name(n, &at.at("node"), "`node`").map(str::to_string),
             None => {
-                reader.missing(&at, &format!("`{key}` of {what}"), "node");
+                reader.missing(&at, format_args!("`{key}` of {what}"), "node");
                 None
             }
         };

@@ -250,7 +250,7 @@ impl JsonTree {
         root: NodeIdx,
         mut leaf: impl FnMut(&JsonValue) -> V,
         mut array: impl FnMut(Vec<V>) -> V,
-        mut object: impl FnMut(&[Member], Vec<V>) -> V,
+        mut object: impl FnMut(&[Member], std::vec::Drain<'_, V>) -> V,
     ) -> V {
         enum Task {
             Visit(NodeIdx),
@@ -277,8 +277,10 @@ impl JsonTree {
                         done.push(array(values));
                     }
                     JsonValue::Object(members) => {
-                        let values = done.split_off(done.len() - members.len());
-                        done.push(object(members, values));
+                        // Drained, not split off: the members go into a map, not a vector.
+                        let start = done.len() - members.len();
+                        let built = object(members, done.drain(start..));
+                        done.push(built);
                     }
                     _ => unreachable!("only containers are built"),
                 },
@@ -1133,7 +1135,7 @@ pub struct TreeValue<'a> {
 }
 
 impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
-    fn view(self) -> little_hashing::View<'a, Self> {
+    fn view(self, items: &mut Vec<Self>, members: &mut Vec<(&'a str, Self)>) -> little_hashing::View<'a> {
         use little_hashing::View;
         let at = |idx: NodeIdx| TreeValue { tree: self.tree, idx };
         match self.tree.value(self.idx) {
@@ -1141,8 +1143,14 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
             JsonValue::Bool(b) => View::Bool(*b),
             JsonValue::Number(n) => View::Number((&**n).into()),
             JsonValue::String(s) => View::String(s),
-            JsonValue::Array(items) => View::Array(items.iter().map(|&i| at(i)).collect()),
-            JsonValue::Object(members) => View::Object(members.iter().map(|m| (&*m.key, at(m.value))).collect()),
+            JsonValue::Array(children) => {
+                items.extend(children.iter().map(|&i| at(i)));
+                View::Array
+            }
+            JsonValue::Object(children) => {
+                members.extend(children.iter().map(|m| (&*m.key, at(m.value))));
+                View::Object
+            }
         }
     }
 }

@@ -193,7 +193,7 @@ fn read_metadata(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Option
     reader.unknown_keys(members, &at, "`metadata`", METADATA_KEYS);
     for key in ["version", "description"] {
         if let Some(value) = member(members, key) {
-            reader.string(value, &at.at(key), &format!("`metadata.{key}`"));
+            reader.string(value, &at.at(key), format_args!("`metadata.{key}`"));
         }
     }
     match member(members, "name") {
@@ -213,8 +213,8 @@ fn read_io(reader: &mut Reader<'_>, top: &[crate::json::Member], key: &str) -> O
         return None;
     };
     let at = root.at(key);
-    let members = reader.object(idx, &at, &format!("`{key}`"))?;
-    reader.unknown_keys(members, &at, &format!("`{key}`"), &["schema"]);
+    let members = reader.object(idx, &at, format_args!("`{key}`"))?;
+    reader.unknown_keys(members, &at, format_args!("`{key}`"), &["schema"]);
     read_schema(reader, members, &at, &format!("`{key}`"), true)
 }
 
@@ -230,7 +230,7 @@ fn read_schema(
         reader.missing(at, what, "schema");
         return None;
     };
-    reader.object(idx, &at.at("schema"), &format!("{what}.schema"))?;
+    reader.object(idx, &at.at("schema"), format_args!("{what}.schema"))?;
     let tree = reader.tree;
     let hash = if hashed { little_hashing::hash_canonical(TreeValue { tree, idx }).ok() } else { None };
     Some(SchemaDecl { value: tree.to_serde(idx), hash })
@@ -283,7 +283,7 @@ fn read_step(reader: &mut Reader<'_>, item: NodeIdx, at: &Anchor) -> Option<Step
     };
     let uses = match member(members, "uses") {
         None => {
-            reader.missing(at, &format!("step `{id}`"), "uses");
+            reader.missing(at, format_args!("step `{id}`"), "uses");
             None
         }
         Some(idx) => reader.string(idx, &at.at("uses"), "`uses`"),
@@ -295,7 +295,7 @@ fn read_step(reader: &mut Reader<'_>, item: NodeIdx, at: &Anchor) -> Option<Step
     let with_at = at.at("with");
     let with_members = match member(members, "with") {
         None => {
-            reader.missing(at, &format!("step `{id}`"), "with");
+            reader.missing(at, format_args!("step `{id}`"), "with");
             None
         }
         Some(idx) => reader.object(idx, &with_at, "`with`").map(|m| (idx, m)),
@@ -308,7 +308,7 @@ fn read_step(reader: &mut Reader<'_>, item: NodeIdx, at: &Anchor) -> Option<Step
     };
     let output_schema = match member(members, "output") {
         None => {
-            reader.missing(at, &format!("step `{id}`"), "output");
+            reader.missing(at, format_args!("step `{id}`"), "output");
             None
         }
         Some(idx) => {
@@ -351,10 +351,10 @@ fn read_call(reader: &mut Reader<'_>, kind: &str, with: &[crate::json::Member], 
     let required_string = |reader: &mut Reader<'_>, key: &str| -> Option<String> {
         match member(with, key) {
             None => {
-                reader.missing(at, &format!("`with` of a `{kind}` step"), key);
+                reader.missing(at, format_args!("`with` of a `{kind}` step"), key);
                 None
             }
-            Some(idx) => reader.string(idx, &at.at(key), &format!("`with.{key}`")).map(str::to_string),
+            Some(idx) => reader.string(idx, &at.at(key), format_args!("`with.{key}`")).map(str::to_string),
         }
     };
     match kind {
@@ -411,7 +411,7 @@ fn read_files(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Vec<
                 reader.missing(&file_at, &what, key);
                 None
             }
-            Some(v) => reader.string(v, &file_at.at(key), &format!("`{key}` of {what}")).map(str::to_string),
+            Some(v) => reader.string(v, &file_at.at(key), format_args!("`{key}` of {what}")).map(str::to_string),
         };
         let content = text(reader, "content");
         let sha256 = text(reader, "sha256");
@@ -427,7 +427,7 @@ fn read_sandbox(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) {
         match member(members, key) {
             None => reader.missing(at, "`with.sandbox`", key),
             Some(value) => {
-                if let Some(policy) = reader.string(value, &at.at(*key), &format!("`sandbox.{key}`"))
+                if let Some(policy) = reader.string(value, &at.at(*key), format_args!("`sandbox.{key}`"))
                     && !matches!(policy, "allow" | "deny")
                 {
                     reader
@@ -443,7 +443,7 @@ fn indexed_strings(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor, what: &st
     let items = reader.array(idx, at, what)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, &item) in items.iter().enumerate() {
-        if let Some(s) = reader.string(item, &at.at(i), &format!("each of {what}")) {
+        if let Some(s) = reader.string(item, &at.at(i), format_args!("each of {what}")) {
             out.push((i as u32, s.to_string()));
         }
     }

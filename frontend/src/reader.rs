@@ -4,6 +4,8 @@
 //! a [`Reader`]: a wrong type becomes an `invalid shape` finding with its anchor, an unknown
 //! key becomes an `unknown field` finding, and the caller gets `None` and skips the part.
 
+use std::fmt::Display;
+
 use little_diagnostics::{Code, suggest};
 
 use crate::anchor::{Anchor, Finding, Owner};
@@ -39,13 +41,13 @@ impl<'t> Reader<'t> {
         self.findings.push(Finding::new(self.codes.invalid_shape, at.clone(), message));
     }
 
-    fn expected(&mut self, idx: NodeIdx, at: &Anchor, what: &str, expected: &str) {
+    fn expected(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display, expected: &str) {
         let found = self.tree.type_name(idx);
         self.invalid(at, format!("{what} must be {expected}, found {found}"));
     }
 
     /// The members of an object, or a finding.
-    pub fn object(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t [Member]> {
+    pub fn object(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t [Member]> {
         match self.tree.value(idx) {
             JsonValue::Object(members) => Some(members),
             _ => {
@@ -56,7 +58,7 @@ impl<'t> Reader<'t> {
     }
 
     /// The items of an array, or a finding.
-    pub fn array(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t [NodeIdx]> {
+    pub fn array(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t [NodeIdx]> {
         match self.tree.value(idx) {
             JsonValue::Array(items) => Some(items),
             _ => {
@@ -66,7 +68,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    pub fn string(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t str> {
+    pub fn string(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t str> {
         match self.tree.value(idx) {
             JsonValue::String(s) => Some(s),
             _ => {
@@ -77,8 +79,8 @@ impl<'t> Reader<'t> {
     }
 
     /// A string that must not be empty.
-    pub fn name(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<&'t str> {
-        let s = self.string(idx, at, what)?;
+    pub fn name(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t str> {
+        let s = self.string(idx, at, &what)?;
         if s.is_empty() {
             self.invalid(at, format!("{what} must not be empty"));
             return None;
@@ -86,7 +88,7 @@ impl<'t> Reader<'t> {
         Some(s)
     }
 
-    pub fn boolean(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<bool> {
+    pub fn boolean(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<bool> {
         match self.tree.value(idx) {
             JsonValue::Bool(b) => Some(*b),
             _ => {
@@ -97,7 +99,7 @@ impl<'t> Reader<'t> {
     }
 
     /// An integer (no fraction, no exponent) that fits i64.
-    pub fn integer(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<i64> {
+    pub fn integer(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<i64> {
         match self.tree.value(idx) {
             JsonValue::Number(lexeme) => match lexeme.parse::<i64>() {
                 Ok(n) => Some(n),
@@ -113,7 +115,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    pub fn number(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<f64> {
+    pub fn number(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<f64> {
         match self.tree.value(idx) {
             JsonValue::Number(lexeme) => lexeme.parse::<f64>().ok(),
             _ => {
@@ -124,19 +126,21 @@ impl<'t> Reader<'t> {
     }
 
     /// An array of strings; wrong items are reported and skipped.
-    pub fn strings(&mut self, idx: NodeIdx, at: &Anchor, what: &str) -> Option<Vec<String>> {
-        let items = self.array(idx, at, what)?;
+    pub fn strings(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<Vec<String>> {
+        let items = self.array(idx, at, &what)?;
         let mut out = Vec::with_capacity(items.len());
         for (i, &item) in items.iter().enumerate() {
-            if let Some(s) = self.string(item, &at.at(i), &format!("each of {what}")) {
-                out.push(s.to_string());
+            match self.tree.value(item) {
+                JsonValue::String(s) => out.push(s.to_string()),
+                // Described only when wrong: lowering reads millions of these.
+                _ => self.expected(item, &at.at(i), format_args!("each of {what}"), "a string"),
             }
         }
         Some(out)
     }
 
     /// Reports every key of `members` that is not in `known` (with did-you-mean).
-    pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: &str, known: &[&str]) {
+    pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: impl Display, known: &[&str]) {
         // A blocking unknown field (LWIR) is a fault to repair; a warning (drafts) is kept.
         let consequence = if self.codes.unknown_field.blocking() {
             "the format defines no such field"
@@ -164,7 +168,7 @@ impl<'t> Reader<'t> {
     }
 
     /// Reports a missing required key.
-    pub fn missing(&mut self, at: &Anchor, what: &str, key: &str) {
+    pub fn missing(&mut self, at: &Anchor, what: impl Display, key: &str) {
         self.invalid(at, format!("{what} lacks the required field `{key}`"));
     }
 }

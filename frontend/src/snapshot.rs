@@ -88,8 +88,8 @@ pub fn read_snapshot(tree: &JsonTree) -> (Snapshot, Vec<Finding>) {
             continue;
         };
         let at = root.at(key);
-        if let Some(members) = reader.object(idx, &at, &format!("`{key}`")) {
-            reader.unknown_keys(members, &at, &format!("`{key}`"), keys);
+        if let Some(members) = reader.object(idx, &at, format_args!("`{key}`")) {
+            reader.unknown_keys(members, &at, format_args!("`{key}`"), keys);
             for field in keys {
                 required_string(&mut reader, members, &at, &format!("`{key}`"), field);
             }
@@ -133,7 +133,7 @@ fn required_string(reader: &mut Reader<'_>, members: &[Member], at: &Anchor, wha
             reader.missing(at, what, key);
             String::new()
         }
-        Some(idx) => reader.string(idx, &at.at(key), &format!("`{key}`")).unwrap_or_default().to_string(),
+        Some(idx) => reader.string(idx, &at.at(key), format_args!("`{key}`")).unwrap_or_default().to_string(),
     }
 }
 

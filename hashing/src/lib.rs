@@ -70,47 +70,64 @@ pub fn hash_canonical<'a, J: Json<'a>>(value: J) -> Result<String, CanonicalErro
     Ok(sink.identity())
 }
 
-/// How the canonicalizer sees one JSON value: scalars, or the children of a container.
-pub enum View<'a, J> {
+/// How the canonicalizer sees one JSON value: a scalar, or a container whose children
+/// [`Json::view`] has appended to the walker's buffers.
+pub enum View<'a> {
     Null,
     Bool(bool),
     /// A JSON number lexeme.
     Number(std::borrow::Cow<'a, str>),
     String(&'a str),
-    Array(Vec<J>),
-    /// Members in any order; canonicalization sorts them.
-    Object(Vec<(&'a str, J)>),
+    /// The items were appended to `items`.
+    Array,
+    /// The members were appended to `members`, in any order; canonicalization sorts them.
+    Object,
 }
 
 /// A JSON value the canonicalizer can walk: [`Value`], `serde_json::Value`, or a
 /// parsed tree of the frontend. One canonicalizer for all of them.
+///
+/// Children go into buffers the walker owns and reuses, so walking a document does
+/// not allocate per container.
 pub trait Json<'a>: Copy + 'a {
-    fn view(self) -> View<'a, Self>;
+    fn view(self, items: &mut Vec<Self>, members: &mut Vec<(&'a str, Self)>) -> View<'a>;
 }
 
 impl<'a> Json<'a> for &'a Value {
-    fn view(self) -> View<'a, Self> {
+    fn view(self, items: &mut Vec<Self>, members: &mut Vec<(&'a str, Self)>) -> View<'a> {
         match self {
             Value::Null => View::Null,
             Value::Bool(b) => View::Bool(*b),
             Value::Number(n) => View::Number(n.as_str().into()),
             Value::String(s) => View::String(s),
-            Value::Array(items) => View::Array(items.iter().collect()),
-            Value::Object(members) => View::Object(members.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+            Value::Array(children) => {
+                items.extend(children);
+                View::Array
+            }
+            Value::Object(children) => {
+                members.extend(children.iter().map(|(k, v)| (k.as_str(), v)));
+                View::Object
+            }
         }
     }
 }
 
 impl<'a> Json<'a> for &'a serde_json::Value {
-    fn view(self) -> View<'a, Self> {
+    fn view(self, items: &mut Vec<Self>, members: &mut Vec<(&'a str, Self)>) -> View<'a> {
         use serde_json::Value as J;
         match self {
             J::Null => View::Null,
             J::Bool(b) => View::Bool(*b),
             J::Number(n) => View::Number(n.to_string().into()),
             J::String(s) => View::String(s),
-            J::Array(items) => View::Array(items.iter().collect()),
-            J::Object(map) => View::Object(map.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+            J::Array(children) => {
+                items.extend(children);
+                View::Array
+            }
+            J::Object(map) => {
+                members.extend(map.iter().map(|(k, v)| (k.as_str(), v)));
+                View::Object
+            }
         }
     }
 }
@@ -163,30 +180,67 @@ impl HashSink {
 /// Nesting is walked with an explicit stack, so arbitrarily deep values cannot
 /// overflow the thread's stack.
 pub fn write_canonical<'a, J: Json<'a>>(value: J, out: &mut impl Sink) -> Result<(), CanonicalError> {
-    /// An open container: the children still to write, and whether one was written.
-    enum Frame<'a, J> {
-        Array(std::vec::IntoIter<J>, bool),
-        Object(std::vec::IntoIter<(&'a str, J)>, bool),
-    }
+    Walk::default().write(value, out)
+}
 
-    let mut stack: Vec<Frame<'a, J>> = Vec::new();
+/// The buffers of [`write_canonical`], kept between values: a hash written as many
+/// canonical values (one per node, say) allocates them once.
+pub struct Walk<'a, J> {
+    /// The children of every open container, innermost last.
+    items: Vec<J>,
+    members: Vec<(&'a str, J)>,
+    stack: Vec<Frame>,
+}
+
+/// An open container: its children are `next..end` of the matching buffer.
+enum Frame {
+    Array { start: usize, next: usize, end: usize },
+    Object { start: usize, next: usize, end: usize },
+}
+
+impl<J> Default for Walk<'_, J> {
+    fn default() -> Self {
+        Walk { items: Vec::new(), members: Vec::new(), stack: Vec::new() }
+    }
+}
+
+impl<'a, J: Json<'a>> Walk<'a, J> {
+    /// Writes the canonical text of `value` to `out`, as [`write_canonical`] does.
+    pub fn write(&mut self, value: J, out: &mut impl Sink) -> Result<(), CanonicalError> {
+        let Walk { items, members, stack } = self;
+        // A failed value may leave children behind; none of them belong to this one.
+        items.clear();
+        members.clear();
+        stack.clear();
+        walk(value, out, items, members, stack)
+    }
+}
+
+fn walk<'a, J: Json<'a>>(
+    value: J,
+    out: &mut impl Sink,
+    items: &mut Vec<J>,
+    members: &mut Vec<(&'a str, J)>,
+    stack: &mut Vec<Frame>,
+) -> Result<(), CanonicalError> {
     let mut pending = Some(value);
     loop {
         if let Some(value) = pending.take() {
-            match value.view() {
+            let (item_start, member_start) = (items.len(), members.len());
+            match value.view(items, members) {
                 View::Null => out.put("null"),
                 View::Bool(b) => out.put(if b { "true" } else { "false" }),
                 View::Number(lexeme) => out.put(&canonical_number(&lexeme)?),
                 View::String(s) => write_string(out, s),
-                View::Array(items) => {
+                View::Array => {
                     out.put("[");
-                    stack.push(Frame::Array(items.into_iter(), false));
+                    stack.push(Frame::Array { start: item_start, next: item_start, end: items.len() });
                 }
-                View::Object(mut members) => {
+                View::Object => {
                     out.put("{");
                     // Stable, so duplicate names (which the parser rejects) keep their order.
-                    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-                    stack.push(Frame::Object(members.into_iter(), false));
+                    members[member_start..].sort_by(|(a, _), (b, _)| utf16_order(a, b));
+                    stack.push(Frame::Object { start: member_start, next: member_start, end: members.len() });
                 }
             }
         }
@@ -195,38 +249,52 @@ pub fn write_canonical<'a, J: Json<'a>>(value: J, out: &mut impl Sink) -> Result
             return Ok(());
         };
         match frame {
-            Frame::Array(items, started) => match items.next() {
-                Some(item) => {
-                    separate(out, started);
-                    pending = Some(item);
-                }
-                None => {
+            Frame::Array { start, next, end } => {
+                if next < end {
+                    if next > start {
+                        out.put(",");
+                    }
+                    pending = Some(items[*next]);
+                    *next += 1;
+                } else {
                     out.put("]");
+                    items.truncate(*start);
                     stack.pop();
                 }
-            },
-            Frame::Object(members, started) => match members.next() {
-                Some((name, item)) => {
-                    separate(out, started);
+            }
+            Frame::Object { start, next, end } => {
+                if next < end {
+                    if next > start {
+                        out.put(",");
+                    }
+                    let (name, item) = members[*next];
                     write_string(out, name);
                     out.put(":");
                     pending = Some(item);
-                }
-                None => {
+                    *next += 1;
+                } else {
                     out.put("}");
+                    members.truncate(*start);
                     stack.pop();
                 }
-            },
+            }
         }
     }
 }
 
-/// Writes the comma before every child of a container but the first.
-fn separate(out: &mut impl Sink, started: &mut bool) {
-    if *started {
-        out.put(",");
+/// Orders two names by their UTF-16 code units, as RFC 8785 sorts members.
+///
+/// UTF-8 bytes order like code points, and code points order like UTF-16 code units
+/// except where a character from U+10000 up (lead byte F0–F4) meets one from U+E000 to
+/// U+FFFF (lead byte EE–EF). Such a pair differs first in those lead bytes, so bytes
+/// decide unless both bytes at the first difference are at least 0xEE.
+pub fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    match x.iter().zip(y).position(|(p, q)| p != q) {
+        Some(i) if x[i] >= 0xEE && y[i] >= 0xEE => a.encode_utf16().cmp(b.encode_utf16()),
+        Some(i) => x[i].cmp(&y[i]),
+        None => x.len().cmp(&y.len()),
     }
-    *started = true;
 }
 
 /// Writes `s` as a JSON string the way ES6 `JSON.stringify` does (RFC 8785 §3.2.2.2):

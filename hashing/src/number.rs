@@ -1,5 +1,7 @@
 //! JCS number serialization (RFC 8785 §3.2.2.3) with the project's exact-integer rule.
 
+use std::borrow::Cow;
+
 use crate::CanonicalError;
 
 /// Formats a double as ECMAScript `Number.prototype.toString` does, which is what
@@ -18,15 +20,18 @@ pub fn format_es6_number(x: f64) -> Option<String> {
 /// documents share a hash. Every other lexeme is read as the nearest IEEE double and
 /// written in ES6 form; a lexeme that is not a JSON number, or whose value overflows
 /// to infinity, is an error.
-pub fn canonical_number(lexeme: &str) -> Result<String, CanonicalError> {
+pub fn canonical_number(lexeme: &str) -> Result<Cow<'_, str>, CanonicalError> {
     let shape = number_shape(lexeme).ok_or_else(|| CanonicalError::new(format!("`{lexeme}` is not a JSON number")))?;
-    if shape == Shape::Integer && beyond_2_pow_53(lexeme.strip_prefix('-').unwrap_or(lexeme)) {
-        // The grammar forbids leading zeros, so the lexeme is already minimal.
-        return Ok(lexeme.to_owned());
+    if shape == Shape::Integer {
+        // The grammar forbids leading zeros, so an integer's lexeme is already minimal:
+        // below 2^53 it is exactly what ES6 prints (no exponent before 1e21), and beyond
+        // it the lexeme is kept. Only negative zero prints differently.
+        return Ok(if lexeme == "-0" { Cow::Borrowed("0") } else { Cow::Borrowed(lexeme) });
     }
     // Rust's float parser is correctly rounded and accepts every JSON number lexeme.
     let x: f64 = lexeme.parse().map_err(|_| CanonicalError::new(format!("`{lexeme}` is not a JSON number")))?;
     format_es6_number(x)
+        .map(Cow::Owned)
         .ok_or_else(|| CanonicalError::new(format!("`{lexeme}` is outside the range of IEEE-754 doubles")))
 }
 
@@ -74,19 +79,12 @@ fn number_shape(lexeme: &str) -> Option<Shape> {
     (i == bytes.len()).then_some(shape)
 }
 
-/// Whether a run of decimal digits without leading zeros exceeds 2^53.
-fn beyond_2_pow_53(digits: &str) -> bool {
-    const TWO_POW_53: &str = "9007199254740992";
-    // Same-length digit strings compare numerically when compared as text.
-    digits.len() > TWO_POW_53.len() || (digits.len() == TWO_POW_53.len() && digits > TWO_POW_53)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn canon(lexeme: &str) -> String {
-        canonical_number(lexeme).unwrap()
+        canonical_number(lexeme).unwrap().into_owned()
     }
 
     #[test]

@@ -8,7 +8,7 @@ use little_frontend::json::{JsonTree, JsonValue, NodeIdx};
 use std::borrow::Cow;
 
 use little_frontend::json::TreeValue;
-use little_hashing::{HashSink, Sink, hash_canonical, write_canonical, write_string};
+use little_hashing::{HashSink, Sink, Walk, hash_canonical, write_canonical, write_string};
 use little_ir::draft::{Contracts, Header, Mapping, PackageBinding, RetrySettings};
 use little_ir::topology::{ExecutionFlags, NodeIndex, TopoNode, Topology, Transition, TransitionEnd};
 use serde_json::{Map, json};
@@ -26,6 +26,7 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
     let root = tree.root();
     let member = |key: &str| tree.get(root, key).map(|m| m.value);
     let mut sink = HashSink::default();
+    let mut walk = Walk::default();
     // The subject's keys, written in canonical (sorted) order.
     for (i, key) in ["edges", "nodes"].into_iter().enumerate() {
         let mut items: Vec<((bool, Cow<'_, str>), NodeIdx)> = member(key)
@@ -42,13 +43,13 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
             if n > 0 {
                 sink.put(",");
             }
-            write_canonical(TreeValue { tree, idx: item }, &mut sink).ok()?;
+            walk.write(TreeValue { tree, idx: item }, &mut sink).ok()?;
         }
         sink.put("]");
     }
     sink.put(",\"workflowId\":");
     match member("workflowId") {
-        Some(idx) => write_canonical(TreeValue { tree, idx }, &mut sink).ok()?,
+        Some(idx) => walk.write(TreeValue { tree, idx }, &mut sink).ok()?,
         None => sink.put("null"),
     }
     sink.put("}");
@@ -276,6 +277,8 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         out.put(":");
     };
     let value = |out: &mut HashSink, v: &serde_json::Value| write_canonical(v, out).expect(finite);
+    // Every node has a config: one set of buffers for all of them.
+    let mut configs = Walk::default();
     // Keys in canonical (UTF-16 sorted) order at every level.
     field(out, true, "catalogVersion");
     write_string(out, catalog_version);
@@ -297,7 +300,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         }
         field(out, false, "config");
         match node.config(db) {
-            Some(config) => value(out, config),
+            Some(config) => configs.write(&**config, out).expect(finite),
             None => out.put("{}"),
         }
         field(out, false, "contracts");

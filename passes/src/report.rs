@@ -47,8 +47,9 @@ pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     findings.extend(draft.findings.iter().cloned());
     findings.extend(request::check(&draft.header, context));
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
+    let has_context = context.is_some();
     for &node in &draft.nodes {
-        for layer in node_findings(db, workspace, node) {
+        for layer in node_findings(db, workspace, node, has_context) {
             findings.extend(layer.iter().cloned());
         }
     }

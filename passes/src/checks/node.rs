@@ -10,11 +10,24 @@ use crate::queries::{Node, binding_rows, catalog_of, context, family_of};
 
 use super::{agents, config, family, packages, schedule, suppressions, tenant};
 
-/// What the node-local checks found, and the config fields found faulty.
+/// What the node-local checks found, the config fields found faulty, and which of the
+/// later node layers apply (so the file-wide query that gathers them reads this one
+/// query per node, not the family and bindings again).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct NodeReport {
     pub findings: Vec<Finding>,
     pub faulty_config: Vec<String>,
+    pub layers: Layers,
+}
+
+/// The node layers beyond the catalog layer that a node's family and bindings call for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Layers {
+    /// Known family: the tenant layer runs when there is a context.
+    pub tenant: bool,
+    pub schedule: bool,
+    pub packages: bool,
+    pub agent: bool,
 }
 
 /// The catalog layer of one node: its suppress list, its family (unknown, deprecated)
@@ -31,6 +44,12 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node:
         let catalog = &catalog_of(db, workspace.catalog(db)).value;
         report.findings.push(family::unknown(id, &at, name.text(db), catalog));
         return report;
+    };
+    report.layers = Layers {
+        tenant: true,
+        schedule: resolved.semantic == "schedule",
+        packages: !node.bindings(db).packages.is_empty(),
+        agent: resolved.kind == NodeKind::Agent,
     };
     report.findings.extend(family::deprecated(id, &at, resolved));
     if let Some(value) = node.config(db).as_deref()
@@ -79,20 +98,27 @@ fn anchor(db: &dyn salsa::Database, node: Node<'_>) -> Anchor {
 }
 
 /// Every node pass that applies to `node`, each a memoized query of its own: a node
-/// pays only for the layers its kind and the workspace call for.
-pub fn node_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<&'db [Finding]> {
-    let mut layers = vec![check_node(db, workspace, node).findings.as_slice()];
-    let Some(family) = family_of(db, workspace, node) else { return layers };
-    if context(db, workspace).is_some() {
+/// pays only for the layers its kind and the workspace call for. `has_context` is read
+/// once per file by the caller.
+pub fn node_findings<'db>(
+    db: &'db dyn salsa::Database,
+    workspace: Workspace,
+    node: Node<'db>,
+    has_context: bool,
+) -> Vec<&'db [Finding]> {
+    let report = check_node(db, workspace, node);
+    let mut layers = vec![report.findings.as_slice()];
+    let applies = report.layers;
+    if applies.tenant && has_context {
         layers.push(tenant_findings(db, workspace, node));
     }
-    if family.semantic == "schedule" {
+    if applies.schedule {
         layers.push(schedule_findings(db, workspace, node));
     }
-    if !node.bindings(db).packages.is_empty() {
+    if applies.packages {
         layers.push(package_findings(db, workspace, node));
     }
-    if family.kind == NodeKind::Agent {
+    if applies.agent {
         layers.push(agent_findings(db, workspace, node));
     }
     layers

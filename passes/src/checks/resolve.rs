@@ -2,6 +2,7 @@
 //! executable nodes and two ports, or is reported once — as its first fault — and
 //! then counts for nothing else.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -12,7 +13,7 @@ use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
 use little_ir::{EdgeKind, NodeKind};
 
 use crate::db::{SourceFile, Workspace};
-use crate::queries::{draft_ir, family_of};
+use crate::queries::{FamilyName, draft_ir, family};
 
 /// Inputs or outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,11 +187,17 @@ impl ResolvedGraph {
 pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
     let mut graph = ResolvedGraph::default();
     let Some(draft) = draft_ir(db, file) else { return graph };
+    // Each distinct family is looked up once: a draft has a dozen families and up to
+    // millions of nodes, and every lookup through the database is a recorded read.
+    let catalog = workspace.catalog(db);
+    let mut families: HashMap<FamilyName<'_>, Option<Arc<Family>>> = HashMap::new();
     for &node in &draft.nodes {
         let id = node.id(db).clone();
         let nth = node.nth(db);
-        let family = family_of(db, workspace, node).cloned();
-        if node.family(db).is_some() && family.is_none() {
+        let name = node.family(db);
+        let family =
+            name.and_then(|name| families.entry(name).or_insert_with(|| family(db, catalog, name).clone()).clone());
+        if name.is_some() && family.is_none() {
             graph.unresolved_families = true;
         }
         let contracts = node.contracts(db).valid().cloned();
