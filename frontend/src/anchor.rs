@@ -82,6 +82,49 @@ impl Anchor {
     }
 }
 
+/// Where a reader is looking: an anchor, or one segment below it. Readers check every
+/// field of every node and almost never report, so the child's anchor is built only for
+/// a finding.
+#[derive(Clone, Copy, Debug)]
+pub enum At<'a> {
+    Anchor(&'a Anchor),
+    Key(&'a Anchor, &'a str),
+    Index(&'a Anchor, u32),
+}
+
+impl At<'_> {
+    pub fn anchor(self) -> Anchor {
+        match self {
+            At::Anchor(anchor) => anchor.clone(),
+            At::Key(parent, key) => parent.at(key),
+            At::Index(parent, index) => parent.at(index as usize),
+        }
+    }
+
+    /// The document itself (where `$schema` may stand).
+    pub fn is_root(self) -> bool {
+        matches!(self, At::Anchor(Anchor { owner: Owner::Root, pointer }) if pointer.is_empty())
+    }
+}
+
+impl<'a> From<&'a Anchor> for At<'a> {
+    fn from(anchor: &'a Anchor) -> At<'a> {
+        At::Anchor(anchor)
+    }
+}
+
+impl Anchor {
+    /// The member `key` of this anchor, for a reader (see [`At`]).
+    pub fn key<'a>(&'a self, key: &'a str) -> At<'a> {
+        At::Key(self, key)
+    }
+
+    /// The item `index` of this anchor, for a reader (see [`At`]).
+    pub fn index(&self, index: usize) -> At<'_> {
+        At::Index(self, index as u32)
+    }
+}
+
 /// A diagnostic whose location is still an anchor. `diagnostic.path` and `span` are
 /// filled by [`Resolver::resolve`]; `related_at[i]` locates `diagnostic.related[i]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

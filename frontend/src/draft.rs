@@ -135,7 +135,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
             reader.missing(&root_at, "the draft", "nodes");
             draft.nodes_unreadable = true;
         }
-        Some(idx) => match reader.array(idx, &root_at.at("nodes"), "`nodes`") {
+        Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
                 let mut seen = occurrences(items.len());
@@ -154,7 +154,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     }
 
     if let Some(idx) = member(top, "edges")
-        && let Some(items) = reader.array(idx, &root_at.at("edges"), "`edges`")
+        && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
         let mut seen = occurrences(items.len());
         for (i, &item) in items.iter().enumerate() {
@@ -247,7 +247,7 @@ fn read_header(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Header {
             reader.missing(&root, "the draft", "catalogVersion");
             None
         }
-        Some(idx) => reader.name(idx, &root.at("catalogVersion"), "`catalogVersion`").map(str::to_string),
+        Some(idx) => reader.name(idx, root.key("catalogVersion"), "`catalogVersion`").map(str::to_string),
     };
     Header { tenant_id, workflow_id, draft_id, revision, catalog_version }
 }
@@ -259,7 +259,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         reader.missing(&positional, "this node", "id");
         return None;
     };
-    let id = reader.name(id_idx, &positional.at("id"), "a node's `id`")?.to_string();
+    let id = reader.name(id_idx, positional.key("id"), "a node's `id`")?.to_string();
     let mut node = NodeDecl {
         id: id.clone(),
         nth: 0,
@@ -277,22 +277,22 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
     reader.unknown_keys(members, &base, format_args!("node `{id}`"), NODE_KEYS);
     match member(members, "family") {
         None => reader.missing(&base, format_args!("node `{id}`"), "family"),
-        Some(f) => node.family = reader.name(f, &base.at("family"), "a node's `family`").map(str::to_string),
+        Some(f) => node.family = reader.name(f, base.key("family"), "a node's `family`").map(str::to_string),
     }
     if let Some(t) = member(members, "title") {
-        node.meta.title = reader.string(t, &base.at("title"), "`title`").map(str::to_string);
+        node.meta.title = reader.string(t, base.key("title"), "`title`").map(str::to_string);
     }
     if let Some(t) = member(members, "description") {
-        node.meta.description = reader.string(t, &base.at("description"), "`description`").map(str::to_string);
+        node.meta.description = reader.string(t, base.key("description"), "`description`").map(str::to_string);
     }
     if let Some(t) = member(members, "text") {
-        reader.string(t, &base.at("text"), "`text`");
+        reader.string(t, base.key("text"), "`text`");
     }
     if let Some(c) = member(members, "config") {
-        node.config = reader.object(c, &base.at("config"), "`config`").map(|_| reader.tree.to_serde(c));
+        node.config = reader.object(c, base.key("config"), "`config`").map(|_| reader.tree.to_serde(c));
     }
     if let Some(f) = member(members, "flags")
-        && let Some(flags) = reader.object(f, &base.at("flags"), "`flags`")
+        && let Some(flags) = reader.object(f, base.key("flags"), "`flags`")
     {
         for flag in flags {
             if let Some(b) = reader.boolean(flag.value, &base.at("flags").at(&*flag.key), "a flag") {
@@ -305,7 +305,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         node.contracts = read_contracts(reader, c, &base.at("contracts"));
     }
     if let Some(p) = member(members, "packages")
-        && let Some(items) = reader.array(p, &base.at("packages"), "`packages`")
+        && let Some(items) = reader.array(p, base.key("packages"), "`packages`")
     {
         for (i, &item) in items.iter().enumerate() {
             if let Some(binding) = read_package(reader, item, &base.at("packages").at(i)) {
@@ -320,10 +320,10 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         node.position = read_position(reader, p, &base.at("position"));
     }
     if let Some(m) = member(members, "members") {
-        node.meta.members = reader.strings(m, &base.at("members"), "`members`").unwrap_or_default();
+        node.meta.members = reader.strings(m, base.key("members"), "`members`").unwrap_or_default();
     }
     if let Some(s) = member(members, "suppress") {
-        node.meta.suppress = reader.strings(s, &base.at("suppress"), "`suppress`").unwrap_or_default();
+        node.meta.suppress = reader.strings(s, base.key("suppress"), "`suppress`").unwrap_or_default();
     }
     for finding in &mut reader.findings[first_finding..] {
         finding.at = rebase(&finding.at, &base, Anchor::node(&id, UNCOUNTED));
@@ -332,8 +332,8 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
 }
 
 /// How often each id was seen so far, keyed by the id's text in the tree.
-fn occurrences<'t>(capacity: usize) -> std::collections::HashMap<&'t str, u32> {
-    std::collections::HashMap::with_capacity(capacity)
+fn occurrences<'t>(capacity: usize) -> rustc_hash::FxHashMap<&'t str, u32> {
+    rustc_hash::FxHashMap::with_capacity_and_hasher(capacity, Default::default())
 }
 
 /// The `id` of an element that was read successfully (so it has a string id).
@@ -382,11 +382,11 @@ fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<C
     match member(members, "version") {
         None => reader.invalid(at, format!("the contract envelope lacks `version` (`{CONTRACTS_VERSION}`)")),
         Some(v) => {
-            if let Some(version) = reader.string(v, &at.at("version"), "`version`")
+            if let Some(version) = reader.string(v, at.key("version"), "`version`")
                 && version != CONTRACTS_VERSION
             {
                 reader.invalid(
-                    &at.at("version"),
+                    at.key("version"),
                     format!("unsupported contract version `{version}`: expected `{CONTRACTS_VERSION}`"),
                 );
             }
@@ -395,45 +395,45 @@ fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<C
     let mut contracts = Contracts::default();
     for (key, list) in [("inputs", &mut contracts.inputs), ("outputs", &mut contracts.outputs)] {
         let Some(items_idx) = member(members, key) else { continue };
-        let Some(items) = reader.array(items_idx, &at.at(key), format_args!("`{key}`")) else { continue };
+        let Some(items) = reader.array(items_idx, at.key(key), format_args!("`{key}`")) else { continue };
         for (i, &item) in items.iter().enumerate() {
             let item_at = at.at(key).at(i);
             let Some(fields) = reader.object(item, &item_at, "a contract port") else { continue };
             reader.unknown_keys(fields, &item_at, "a contract port", &["port", "types", "required"]);
             let port = match member(fields, "port") {
-                Some(p) => reader.name(p, &item_at.at("port"), "`port`").map(str::to_string),
+                Some(p) => reader.name(p, item_at.key("port"), "`port`").map(str::to_string),
                 None => {
                     reader.missing(&item_at, "a contract port", "port");
                     None
                 }
             };
             let types = match member(fields, "types") {
-                Some(t) => reader.strings(t, &item_at.at("types"), "`types`"),
+                Some(t) => reader.strings(t, item_at.key("types"), "`types`"),
                 None => {
                     reader.missing(&item_at, "a contract port", "types");
                     None
                 }
             };
             let required = member(fields, "required")
-                .and_then(|r| reader.boolean(r, &item_at.at("required"), "`required`"))
+                .and_then(|r| reader.boolean(r, item_at.key("required"), "`required`"))
                 .unwrap_or(false);
             if let (Some(port), Some(types)) = (port, types) {
                 if list.iter().any(|p: &ContractPort| p.port == port) {
-                    reader.invalid(&item_at.at("port"), format!("port `{port}` is declared twice in `{key}`"));
+                    reader.invalid(item_at.key("port"), format!("port `{port}` is declared twice in `{key}`"));
                 }
                 list.push(ContractPort { port, types, required });
             }
         }
     }
     if let Some(items_idx) = member(members, "artifacts")
-        && let Some(items) = reader.array(items_idx, &at.at("artifacts"), "`artifacts`")
+        && let Some(items) = reader.array(items_idx, at.key("artifacts"), "`artifacts`")
     {
         for (i, &item) in items.iter().enumerate() {
             let item_at = at.at("artifacts").at(i);
             let Some(fields) = reader.object(item, &item_at, "an artifact") else { continue };
             reader.unknown_keys(fields, &item_at, "an artifact", &["id", "port", "types"]);
             let field = |reader: &mut Reader<'_>, key: &str| match member(fields, key) {
-                Some(v) => reader.name(v, &item_at.at(key), format_args!("`{key}`")).map(str::to_string),
+                Some(v) => reader.name(v, item_at.key(key), format_args!("`{key}`")).map(str::to_string),
                 None => {
                     reader.missing(&item_at, "an artifact", key);
                     None
@@ -441,11 +441,11 @@ fn read_envelope(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<C
             };
             let id = field(reader, "id");
             let port = field(reader, "port");
-            let types = member(fields, "types").and_then(|t| reader.strings(t, &item_at.at("types"), "`types`"));
+            let types = member(fields, "types").and_then(|t| reader.strings(t, item_at.key("types"), "`types`"));
             if let (Some(id), Some(port)) = (id, port) {
                 if !contracts.outputs.iter().any(|o| o.port == port) {
                     reader.invalid(
-                        &item_at.at("port"),
+                        item_at.key("port"),
                         format!("artifact `{id}` names port `{port}`, which the envelope's `outputs` do not declare"),
                     );
                 }
@@ -469,17 +469,17 @@ fn read_agent(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Agen
     let fields = reader.object(idx, at, "`agent`")?;
     reader.unknown_keys(fields, at, "`agent`", &["agentId", "revision"]);
     let agent_id = match member(fields, "agentId") {
-        Some(v) => reader.name(v, &at.at("agentId"), "`agentId`"),
+        Some(v) => reader.name(v, at.key("agentId"), "`agentId`"),
         None => {
             reader.missing(at, "`agent`", "agentId");
             None
         }
     };
     let revision = match member(fields, "revision") {
-        Some(v) => match reader.integer(v, &at.at("revision"), "`revision`") {
+        Some(v) => match reader.integer(v, at.key("revision"), "`revision`") {
             Some(n) if n >= 0 => Some(n),
             Some(n) => {
-                reader.invalid(&at.at("revision"), format!("an agent's `revision` must not be negative, found {n}"));
+                reader.invalid(at.key("revision"), format!("an agent's `revision` must not be negative, found {n}"));
                 None
             }
             None => None,
@@ -496,7 +496,7 @@ fn read_position(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<P
     let fields = reader.object(idx, at, "`position`")?;
     reader.unknown_keys(fields, at, "`position`", &["x", "y"]);
     let mut coordinate = |key: &str| match member(fields, key) {
-        Some(v) => reader.number(v, &at.at(key), format_args!("`{key}`")),
+        Some(v) => reader.number(v, at.key(key), format_args!("`{key}`")),
         None => {
             reader.missing(at, "`position`", key);
             None
@@ -524,7 +524,7 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         reader.missing(&base, "this edge", "id");
         return None;
     };
-    let id = reader.name(id_idx, &base.at("id"), "an edge's `id`")?.to_string();
+    let id = reader.name(id_idx, base.key("id"), "an edge's `id`")?.to_string();
     let first_finding = reader.findings.len();
     let what = EdgeName(&id);
     reader.unknown_keys(members, &base, what, EDGE_KEYS);
@@ -537,14 +537,14 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         let fields = reader.object(v, &at, format_args!("`{key}`"))?;
         reader.unknown_keys(fields, &at, format_args!("`{key}` of {what}"), &["node", "port"]);
         let node = match member(fields, "node") {
-            Some(n) => reader.name(n, &at.at("node"), "`node`").map(str::to_string),
+            Some(n) => reader.name(n, at.key("node"), "`node`").map(str::to_string),
             None => {
                 reader.missing(&at, format_args!("`{key}` of {what}"), "node");
                 None
             }
         };
         let port = match member(fields, "port") {
-            Some(p) => Some(reader.name(p, &at.at("port"), "`port`")?.to_string()),
+            Some(p) => Some(reader.name(p, at.key("port"), "`port`")?.to_string()),
             None => None,
         };
         Some(Endpoint { node: node?, port })
@@ -554,10 +554,10 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
     let mut invalid = false;
     let kind = match member(members, "kind") {
         None => EdgeKind::Forward,
-        Some(k) => match reader.string(k, &base.at("kind"), "`kind`") {
+        Some(k) => match reader.string(k, base.key("kind"), "`kind`") {
             Some(name) => EdgeKind::parse(name).unwrap_or_else(|| {
                 reader.invalid(
-                    &base.at("kind"),
+                    base.key("kind"),
                     format!("unknown edge kind `{name}`: expected `forward`, `branch` or `retry`"),
                 );
                 invalid = true;
@@ -574,11 +574,11 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         let fields = reader.object(m, &at, "`mapping`")?;
         reader.unknown_keys(fields, &at, "`mapping`", &["output", "input", "artifacts"]);
         let output =
-            member(fields, "output").and_then(|v| reader.name(v, &at.at("output"), "`output`")).map(str::to_string);
+            member(fields, "output").and_then(|v| reader.name(v, at.key("output"), "`output`")).map(str::to_string);
         let input =
-            member(fields, "input").and_then(|v| reader.name(v, &at.at("input"), "`input`")).map(str::to_string);
+            member(fields, "input").and_then(|v| reader.name(v, at.key("input"), "`input`")).map(str::to_string);
         let artifacts = member(fields, "artifacts")
-            .and_then(|v| reader.strings(v, &at.at("artifacts"), "`artifacts`"))
+            .and_then(|v| reader.strings(v, at.key("artifacts"), "`artifacts`"))
             .unwrap_or_default();
         Some(Mapping { output, input, artifacts })
     });
@@ -586,16 +586,16 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         let at = base.at("branch");
         let fields = reader.object(b, &at, "`branch`")?;
         reader.unknown_keys(fields, &at, "`branch`", &["label"]);
-        member(fields, "label").and_then(|l| reader.name(l, &at.at("label"), "`label`")).map(str::to_string)
+        member(fields, "label").and_then(|l| reader.name(l, at.key("label"), "`label`")).map(str::to_string)
     });
     let retry = member(members, "retry").and_then(|r| {
         let at = base.at("retry");
         let fields = reader.object(r, &at, "`retry`")?;
         reader.unknown_keys(fields, &at, "`retry`", &["maxAttempts", "backoffMs"]);
         let max_attempts =
-            member(fields, "maxAttempts").and_then(|v| reader.integer(v, &at.at("maxAttempts"), "`maxAttempts`"));
+            member(fields, "maxAttempts").and_then(|v| reader.integer(v, at.key("maxAttempts"), "`maxAttempts`"));
         let backoff_ms =
-            member(fields, "backoffMs").and_then(|v| reader.integer(v, &at.at("backoffMs"), "`backoffMs`"));
+            member(fields, "backoffMs").and_then(|v| reader.integer(v, at.key("backoffMs"), "`backoffMs`"));
         Some(RetrySettings { max_attempts, backoff_ms })
     });
     for finding in &mut reader.findings[first_finding..] {

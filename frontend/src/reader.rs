@@ -8,7 +8,7 @@ use std::fmt::Display;
 
 use little_diagnostics::{Code, suggest};
 
-use crate::anchor::{Anchor, Finding, Owner};
+use crate::anchor::{At, Finding};
 use crate::json::{JsonTree, JsonValue, Member, NodeIdx};
 
 /// Which codes a reader reports with (drafts and LWIR have their own).
@@ -37,17 +37,17 @@ impl<'t> Reader<'t> {
     }
 
     /// Reports a wrong shape at `at`.
-    pub fn invalid(&mut self, at: &Anchor, message: String) {
-        self.findings.push(Finding::new(self.codes.invalid_shape, at.clone(), message));
+    pub fn invalid<'a>(&mut self, at: impl Into<At<'a>>, message: String) {
+        self.findings.push(Finding::new(self.codes.invalid_shape, at.into().anchor(), message));
     }
 
-    fn expected(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display, expected: &str) {
+    fn expected<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display, expected: &str) {
         let found = self.tree.type_name(idx);
         self.invalid(at, format!("{what} must be {expected}, found {found}"));
     }
 
     /// The members of an object, or a finding.
-    pub fn object(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t [Member]> {
+    pub fn object<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<&'t [Member]> {
         match self.tree.value(idx) {
             JsonValue::Object(members) => Some(members),
             _ => {
@@ -58,7 +58,7 @@ impl<'t> Reader<'t> {
     }
 
     /// The items of an array, or a finding.
-    pub fn array(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t [NodeIdx]> {
+    pub fn array<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<&'t [NodeIdx]> {
         match self.tree.value(idx) {
             JsonValue::Array(items) => Some(items),
             _ => {
@@ -68,7 +68,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    pub fn string(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t str> {
+    pub fn string<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<&'t str> {
         match self.tree.value(idx) {
             JsonValue::String(s) => Some(s),
             _ => {
@@ -79,7 +79,8 @@ impl<'t> Reader<'t> {
     }
 
     /// A string that must not be empty.
-    pub fn name(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<&'t str> {
+    pub fn name<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<&'t str> {
+        let at = at.into();
         let s = self.string(idx, at, &what)?;
         if s.is_empty() {
             self.invalid(at, format!("{what} must not be empty"));
@@ -88,7 +89,7 @@ impl<'t> Reader<'t> {
         Some(s)
     }
 
-    pub fn boolean(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<bool> {
+    pub fn boolean<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<bool> {
         match self.tree.value(idx) {
             JsonValue::Bool(b) => Some(*b),
             _ => {
@@ -99,7 +100,7 @@ impl<'t> Reader<'t> {
     }
 
     /// An integer (no fraction, no exponent) that fits i64.
-    pub fn integer(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<i64> {
+    pub fn integer<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<i64> {
         match self.tree.value(idx) {
             JsonValue::Number(lexeme) => match lexeme.parse::<i64>() {
                 Ok(n) => Some(n),
@@ -115,7 +116,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    pub fn number(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<f64> {
+    pub fn number<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<f64> {
         match self.tree.value(idx) {
             JsonValue::Number(lexeme) => lexeme.parse::<f64>().ok(),
             _ => {
@@ -126,21 +127,22 @@ impl<'t> Reader<'t> {
     }
 
     /// An array of strings; wrong items are reported and skipped.
-    pub fn strings(&mut self, idx: NodeIdx, at: &Anchor, what: impl Display) -> Option<Vec<String>> {
+    pub fn strings<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<Vec<String>> {
+        let at = at.into();
         let items = self.array(idx, at, &what)?;
         let mut out = Vec::with_capacity(items.len());
         for (i, &item) in items.iter().enumerate() {
             match self.tree.value(item) {
                 JsonValue::String(s) => out.push(s.to_string()),
                 // Described only when wrong: lowering reads millions of these.
-                _ => self.expected(item, &at.at(i), format_args!("each of {what}"), "a string"),
+                _ => self.expected(item, &at.anchor().at(i), format_args!("each of {what}"), "a string"),
             }
         }
         Some(out)
     }
 
     /// Reports every key of `members` that is not in `known` (with did-you-mean).
-    pub fn unknown_keys(&mut self, members: &[Member], at: &Anchor, what: impl Display, known: &[&str]) {
+    pub fn unknown_keys<'a>(&mut self, members: &[Member], at: impl Into<At<'a>>, what: impl Display, known: &[&str]) {
         // A blocking unknown field (LWIR) is a fault to repair; a warning (drafts) is kept.
         let consequence = if self.codes.unknown_field.blocking() {
             "the format defines no such field"
@@ -148,7 +150,8 @@ impl<'t> Reader<'t> {
             "it is kept in the authored hash but has no meaning"
         };
         // `$schema` at the top level names the document's JSON Schema for editors.
-        let top_level = at.owner == Owner::Root && at.pointer.is_empty();
+        let at = at.into();
+        let top_level = at.is_root();
         for member in members {
             if top_level && &*member.key == crate::schemas::SCHEMA_KEY {
                 continue;
@@ -158,7 +161,7 @@ impl<'t> Reader<'t> {
                 self.findings.push(
                     Finding::new(
                         self.codes.unknown_field,
-                        at.at(&*member.key),
+                        at.anchor().at(&*member.key),
                         format!("unknown field `{}` in {what}; {consequence}", member.key),
                     )
                     .help(help),
@@ -168,7 +171,7 @@ impl<'t> Reader<'t> {
     }
 
     /// Reports a missing required key.
-    pub fn missing(&mut self, at: &Anchor, what: impl Display, key: &str) {
+    pub fn missing<'a>(&mut self, at: impl Into<At<'a>>, what: impl Display, key: &str) {
         self.invalid(at, format!("{what} lacks the required field `{key}`"));
     }
 }

@@ -153,7 +153,8 @@ impl GraphEdge {
 pub struct ResolvedGraph {
     pub nodes: Vec<GraphNode>,
     /// First occurrence of each node id.
-    pub index: IndexMap<String, u32>,
+    /// (Fx-hashed: ids are short, and this map holds every node of the draft.)
+    pub index: IndexMap<String, u32, rustc_hash::FxBuildHasher>,
     pub edges: Vec<GraphEdge>,
     /// Forward and branch connections between existing, non-visual nodes as the author
     /// meant them, faulty ports included: reachability follows intent, so one bad port
@@ -191,6 +192,8 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
     let mut families: HashMap<FamilyName<'_>, Option<Arc<Family>>> = HashMap::new();
+    graph.index.reserve(draft.nodes.len());
+    graph.nodes.reserve(draft.nodes.len());
     for &node in &draft.nodes {
         let id = node.id(db).clone();
         let nth = node.nth(db);
