@@ -3,11 +3,11 @@
 //! Everything here is position-free: findings carry anchors, declarations carry no spans.
 
 use little_diagnostics::Code;
-use little_ir::EdgeKind;
 use little_ir::draft::{
     AgentRef, Artifact, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
     RetrySettings,
 };
+use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
 use crate::json::{JsonTree, NodeIdx};
@@ -69,9 +69,9 @@ pub enum AgentDecl {
 /// the checks that read it (each group becomes one tracked field in the database).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeDecl {
-    pub id: String,
+    pub id: Name,
     pub nth: u32,
-    pub family: Option<String>,
+    pub family: Option<Name>,
     /// The config object; `None` when it is malformed (absent reads as `{}`).
     pub config: Option<serde_json::Value>,
     pub contracts: ContractsDecl,
@@ -259,7 +259,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         reader.missing(&positional, "this node", "id");
         return None;
     };
-    let id = reader.name(id_idx, positional.key("id"), "a node's `id`")?.to_string();
+    let id = Name::from(reader.name(id_idx, positional.key("id"), "a node's `id`")?);
     let mut node = NodeDecl {
         id: id.clone(),
         nth: 0,
@@ -277,7 +277,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
     reader.unknown_keys(members, &base, format_args!("node `{id}`"), NODE_KEYS);
     match member(members, "family") {
         None => reader.missing(&base, format_args!("node `{id}`"), "family"),
-        Some(f) => node.family = reader.name(f, base.key("family"), "a node's `family`").map(str::to_string),
+        Some(f) => node.family = reader.name(f, base.key("family"), "a node's `family`").map(Name::from),
     }
     if let Some(t) = member(members, "title") {
         node.meta.title = reader.string(t, base.key("title"), "`title`").map(str::to_string);
@@ -524,7 +524,7 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         reader.missing(&base, "this edge", "id");
         return None;
     };
-    let id = reader.name(id_idx, base.key("id"), "an edge's `id`")?.to_string();
+    let id = Name::from(reader.name(id_idx, base.key("id"), "an edge's `id`")?);
     let first_finding = reader.findings.len();
     let what = EdgeName(&id);
     reader.unknown_keys(members, &base, what, EDGE_KEYS);
@@ -537,14 +537,14 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         let fields = reader.object(v, &at, format_args!("`{key}`"))?;
         reader.unknown_keys(fields, &at, format_args!("`{key}` of {what}"), &["node", "port"]);
         let node = match member(fields, "node") {
-            Some(n) => reader.name(n, at.key("node"), "`node`").map(str::to_string),
+            Some(n) => reader.name(n, at.key("node"), "`node`").map(Name::from),
             None => {
                 reader.missing(&at, format_args!("`{key}` of {what}"), "node");
                 None
             }
         };
         let port = match member(fields, "port") {
-            Some(p) => Some(reader.name(p, at.key("port"), "`port`")?.to_string()),
+            Some(p) => Some(Name::from(reader.name(p, at.key("port"), "`port`")?)),
             None => None,
         };
         Some(Endpoint { node: node?, port })

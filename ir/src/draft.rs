@@ -3,7 +3,7 @@
 //! The frontend lowers JSON into these; anything malformed has already become a
 //! diagnostic and is absent (`None`) here, so the checks skip what they cannot read.
 
-use crate::EdgeKind;
+use crate::{EdgeKind, Name};
 
 /// The identity and version fields of a draft.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -64,8 +64,8 @@ pub struct Position {
 /// One end of an edge; `port` is `None` when the author left it to the default.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Endpoint {
-    pub node: String,
-    pub port: Option<String>,
+    pub node: Name,
+    pub port: Option<Name>,
 }
 
 /// A contract mapping on an edge.
@@ -86,7 +86,7 @@ pub struct RetrySettings {
 /// One edge as authored. `from`/`to` are `None` when malformed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EdgeDecl {
-    pub id: String,
+    pub id: Name,
     pub from: Option<Endpoint>,
     pub to: Option<Endpoint>,
     pub kind: EdgeKind,

@@ -7,6 +7,10 @@
 //! - [`topology`]: the compiled executable topology of the seed, with visual-only
 //!   families removed and node references interned as dense indices.
 
+/// An id or port name. Up to 24 bytes are stored inline, which covers nearly every id
+/// and port: a draft of a million nodes keeps millions of them.
+pub type Name = compact_str::CompactString;
+
 pub mod catalog;
 pub mod draft;
 pub mod topology;

@@ -116,7 +116,7 @@ fn build_topology(
         let meta = node.meta(db);
         let bindings = node.bindings(db);
         nodes.push(TopoNode {
-            id: graph_node.id.clone(),
+            id: graph_node.id.to_string(),
             family: family.id.clone(),
             kind: family.kind,
             semantic: family.semantic.clone(),
@@ -135,9 +135,9 @@ fn build_topology(
     let transitions = executable_edges(graph)
         .into_iter()
         .map(|e| Transition {
-            id: e.id.clone(),
-            from: TransitionEnd { node: dense[&e.from], port: e.from_port.clone() },
-            to: TransitionEnd { node: dense[&e.to], port: e.to_port.clone() },
+            id: e.id.to_string(),
+            from: TransitionEnd { node: dense[&e.from], port: e.from_port.to_string() },
+            to: TransitionEnd { node: dense[&e.to], port: e.to_port.to_string() },
             kind: e.kind,
             retry: e.retry.clone(),
             branch_label: e.label.clone(),
@@ -148,7 +148,7 @@ fn build_topology(
         .nodes
         .iter()
         .filter(|n| n.nth(db) == 0)
-        .filter_map(|n| Some((n.id(db).clone(), (*n.position(db))?)))
+        .filter_map(|n| Some((n.id(db).to_string(), (*n.position(db))?)))
         .collect();
     layout.sort_by(|a, b| a.0.cmp(&b.0));
     Some(Topology {

@@ -12,6 +12,7 @@ use little_frontend::context::{BindingRow, Context};
 use little_frontend::draft::{ContractsDecl, EdgeEntry, NodeBindings, NodeMeta};
 use little_frontend::json::JsonTree;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
+use little_ir::Name;
 use little_ir::catalog::{Catalog, Family};
 use little_ir::draft::{Header, Position};
 
@@ -42,7 +43,7 @@ pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Resul
 #[salsa::tracked(debug)]
 pub struct Node<'db> {
     #[returns(ref)]
-    pub id: String,
+    pub id: Name,
     #[returns(copy)]
     pub nth: u32,
     /// Interned once here, so per-node queries look families up without hashing text.
@@ -89,7 +90,7 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
         .nodes
         .into_iter()
         .map(|n| {
-            let family = n.family.map(|name| FamilyName::new(db, name));
+            let family = n.family.map(|name| FamilyName::new(db, name.as_str()));
             Node::new(db, n.id, n.nth, family, n.config.map(Arc::new), n.contracts, n.bindings, n.meta, n.position)
         })
         .collect();

@@ -10,7 +10,7 @@ use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::{Anchor, Finding};
 use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
-use little_ir::{EdgeKind, NodeKind};
+use little_ir::{EdgeKind, Name, NodeKind};
 
 use crate::db::{SourceFile, Workspace};
 use crate::queries::{FamilyName, draft_ir, family};
@@ -34,7 +34,7 @@ impl Direction {
 /// One node as the graph checks see it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphNode {
-    pub id: String,
+    pub id: Name,
     pub nth: u32,
     /// `None`: the node names no family, or one the catalog lacks (reported per node).
     pub family: Option<Arc<Family>>,
@@ -128,12 +128,12 @@ impl GraphNode {
 /// An edge that resolved: both ends executable, both ports present.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphEdge {
-    pub id: String,
+    pub id: Name,
     pub nth: u32,
     pub from: u32,
-    pub from_port: String,
+    pub from_port: Name,
     pub to: u32,
-    pub to_port: String,
+    pub to_port: Name,
     pub kind: EdgeKind,
     pub mapping: Option<Mapping>,
     /// The author wrote these ports (rather than leaving them to a default or mapping).
@@ -154,14 +154,14 @@ pub struct ResolvedGraph {
     pub nodes: Vec<GraphNode>,
     /// First occurrence of each node id.
     /// (Fx-hashed: ids are short, and this map holds every node of the draft.)
-    pub index: IndexMap<String, u32, rustc_hash::FxBuildHasher>,
+    pub index: IndexMap<Name, u32, rustc_hash::FxBuildHasher>,
     pub edges: Vec<GraphEdge>,
     /// Forward and branch connections between existing, non-visual nodes as the author
     /// meant them, faulty ports included: reachability follows intent, so one bad port
     /// is not also a cascade of unreachable nodes.
     pub intents: Vec<(u32, u32)>,
     /// Input ports that a dropped edge was aimed at: not reported as missing.
-    pub aimed: Vec<(u32, String)>,
+    pub aimed: Vec<(u32, Name)>,
     /// Nodes entered by an edge from a node that does not exist: what the author meant
     /// to lead there is unknown, so they count as reached.
     pub entered_from_nowhere: Vec<u32>,
@@ -267,7 +267,7 @@ fn resolve_edge(
     let (from_index, to_index) = (lookup(&from.node), lookup(&to.node));
     if from_index.is_none() || to_index.is_none() {
         let (side, missing) = if from_index.is_none() { ("from", &from.node) } else { ("to", &to.node) };
-        let help = suggest::did_you_mean(missing, graph.index.keys().map(String::as_str));
+        let help = suggest::did_you_mean(missing, graph.index.keys().map(Name::as_str));
         let both = from_index.is_none() && to_index.is_none();
         let message = if both {
             format!("edge `{id}` connects `{}` to `{}`, and neither node exists", from.node, to.node)
@@ -283,7 +283,7 @@ fn resolve_edge(
         }
         if let Some(to_index) = to_index
             && let Some(port) =
-                to.port.clone().or_else(|| graph.node(to_index).default_port(Direction::Input).map(str::to_string))
+                to.port.clone().or_else(|| graph.node(to_index).default_port(Direction::Input).map(Name::from))
         {
             graph.aimed.push((to_index, port));
         }
@@ -316,7 +316,7 @@ fn resolve_edge(
         let aimed = target
             .family
             .as_ref()
-            .and_then(|_| to.port.clone().or_else(|| target.default_port(Direction::Input).map(str::to_string)));
+            .and_then(|_| to.port.clone().or_else(|| target.default_port(Direction::Input).map(Name::from)));
         if intent {
             graph.intents.push((from_index, to_index));
         }
@@ -344,17 +344,17 @@ fn resolve_edge(
                             node_index: u32,
                             direction: Direction,
                             side: &str|
-     -> Option<String> {
+     -> Option<Name> {
         let node = graph.node(node_index);
         let mapped = mapping.and_then(|m| match direction {
-            Direction::Output => m.output.clone(),
-            Direction::Input => m.input.clone(),
+            Direction::Output => m.output.as_deref().map(Name::from),
+            Direction::Input => m.input.as_deref().map(Name::from),
         });
         let (name, via_mapping) = match (&endpoint.port, mapped) {
             (Some(port), _) => (port.clone(), false),
             (None, Some(port)) => (port, true),
             (None, None) => match node.default_port(direction) {
-                Some(port) => (port.to_string(), false),
+                Some(port) => (Name::from(port), false),
                 None => {
                     let message = format!(
                         "edge `{id}` {} node `{}`, which has no {} ports",
@@ -405,7 +405,7 @@ fn resolve_edge(
         graph.findings.push(Finding::new(code, anchor, message).edge(id).node(&node.id).help(help));
         faulty = true;
         if let Some(meant) = meant {
-            graph.aimed.push((node_index, meant));
+            graph.aimed.push((node_index, Name::from(meant)));
         }
         None
     };
@@ -472,7 +472,7 @@ fn resolve_edge(
         graph.intents.push((from_index, to_index));
     }
     Some(GraphEdge {
-        id: id.to_string(),
+        id: Name::from(id),
         nth,
         from: from_index,
         from_port,
