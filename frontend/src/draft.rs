@@ -4,13 +4,13 @@
 
 use little_diagnostics::Code;
 use little_ir::draft::{
-    AgentRef, Artifact, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
+    AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
     RetrySettings,
 };
 use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
-use crate::json::{JsonTree, NodeIdx};
+use crate::json::{JsonTree, NodeIdx, TreeValue};
 use crate::reader::{DRAFT_CODES, Reader, ShapeCodes, member};
 
 pub const DRAFT_FORMAT: &str = "workflow-draft/v1";
@@ -73,7 +73,7 @@ pub struct NodeDecl {
     pub nth: u32,
     pub family: Option<Name>,
     /// The config object; `None` when it is malformed (absent reads as `{}`).
-    pub config: Option<serde_json::Value>,
+    pub config: Option<Config>,
     pub contracts: ContractsDecl,
     pub bindings: NodeBindings,
     pub meta: NodeMeta,
@@ -264,7 +264,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         id: id.clone(),
         nth: 0,
         family: None,
-        config: Some(serde_json::Value::Object(Default::default())),
+        config: Some(Config::empty()),
         contracts: ContractsDecl::Absent,
         bindings: NodeBindings::default(),
         meta: NodeMeta::default(),
@@ -289,7 +289,9 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         reader.string(t, base.key("text"), "`text`");
     }
     if let Some(c) = member(members, "config") {
-        node.config = reader.object(c, base.key("config"), "`config`").map(|_| reader.tree.to_serde(c));
+        // A number without a canonical form (`1e400`) is reported as a parse fault;
+        // the config is then unreadable rather than checked in a changed form.
+        node.config = reader.object(c, base.key("config"), "`config`").and_then(|_| canonical_config(reader.tree, c));
     }
     if let Some(f) = member(members, "flags")
         && let Some(flags) = reader.object(f, base.key("flags"), "`flags`")
@@ -329,6 +331,23 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         finding.at = rebase(&finding.at, &base, Anchor::node(&id, UNCOUNTED));
     }
     Some(node)
+}
+
+/// The canonical text of a config object, or `None` if a number in it has no canonical form.
+fn canonical_config(tree: &JsonTree, idx: NodeIdx) -> Option<Config> {
+    let mut text = String::with_capacity(tree.span(idx).len());
+    little_hashing::write_canonical(TreeValue { tree, idx }, &mut text).ok()?;
+    Some(Config::from_canonical(text))
+}
+
+/// A config as a `serde_json` value, for the checks that validate or read it.
+pub fn config_value(config: &Config) -> serde_json::Value {
+    // serde_json recurses, but stops at 128 levels; deeper configs (the parser allows
+    // 512) take the parser's iterative path.
+    serde_json::from_str(config.text()).unwrap_or_else(|_| {
+        let tree = crate::json::parse(config.text()).tree.expect("canonical JSON parses");
+        tree.to_serde(tree.root())
+    })
 }
 
 /// How often each id was seen so far, keyed by the id's text in the tree.
@@ -602,4 +621,39 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
         finding.at = rebase(&finding.at, &base, Anchor::edge(&id, UNCOUNTED));
     }
     Some(EdgeEntry { decl: EdgeDecl { id, from, to, kind, mapping, branch_label, retry }, nth: 0, invalid })
+}
+
+#[cfg(test)]
+mod config_text {
+    use super::*;
+
+    fn config_of(text: &str) -> Option<Config> {
+        let tree = crate::json::parse(text).tree.expect("JSON");
+        canonical_config(&tree, tree.root())
+    }
+
+    #[test]
+    fn a_config_is_kept_as_canonical_text_and_read_back_as_the_same_value() {
+        let config = config_of(r#"{ "b": [1.50e+1, "x\u0041"], "a": {"z": null, "y": true} }"#).unwrap();
+        assert_eq!(config.text(), r#"{"a":{"y":true,"z":null},"b":[15,"xA"]}"#);
+        assert_eq!(config_value(&config), serde_json::json!({"a": {"y": true, "z": null}, "b": [15, "xA"]}));
+    }
+
+    #[test]
+    fn a_config_deeper_than_serde_json_reads_is_read_without_recursion_limits() {
+        // 400 levels: beyond serde_json (128), within the parser (512).
+        let depth = 200;
+        let text = format!("{}1{}", "{\"k\":[".repeat(depth), "]}".repeat(depth));
+        let config = config_of(&text).unwrap();
+        let mut value = &config_value(&config);
+        for _ in 0..depth {
+            value = &value["k"][0];
+        }
+        assert_eq!(value, &serde_json::json!(1));
+    }
+
+    #[test]
+    fn a_number_without_a_canonical_form_leaves_the_config_unreadable() {
+        assert_eq!(config_of(r#"{"limit": 1e400}"#), None);
+    }
 }

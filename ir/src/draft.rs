@@ -54,6 +54,28 @@ pub struct AgentRef {
     pub revision: u64,
 }
 
+/// A node's config as its canonical JSON text (RFC 8785). Kept as text, not as a value
+/// tree: one allocation per node, compared and hashed as bytes (the topology hash writes
+/// it as it stands); the checks that read values parse it when they run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config(std::sync::Arc<str>);
+
+impl Config {
+    /// Wraps text that is already canonical JSON of an object.
+    pub fn from_canonical(text: impl Into<std::sync::Arc<str>>) -> Config {
+        Config(text.into())
+    }
+
+    /// `{}`: an absent config.
+    pub fn empty() -> Config {
+        Config::from_canonical("{}")
+    }
+
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A layout position.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Position {

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use little_frontend::draft::config_value;
 use little_frontend::json::{JsonTree, JsonValue, NodeIdx};
 use std::borrow::Cow;
 
@@ -123,7 +124,9 @@ fn build_topology(
             title: meta.title.clone(),
             description: meta.description.clone(),
             flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags.clone() },
-            config: node.config(db).clone().unwrap_or_else(|| Arc::new(serde_json::Value::Object(Map::new()))),
+            config: Arc::new(
+                node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
+            ),
             contracts: graph_node.contracts.clone(),
             packages: bindings.packages.clone(),
             agent: match &bindings.agent {
@@ -277,8 +280,6 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         out.put(":");
     };
     let value = |out: &mut HashSink, v: &serde_json::Value| write_canonical(v, out).expect(finite);
-    // Every node has a config: one set of buffers for all of them.
-    let mut configs = Walk::default();
     // Keys in canonical (UTF-16 sorted) order at every level.
     field(out, true, "catalogVersion");
     write_string(out, catalog_version);
@@ -300,7 +301,8 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         }
         field(out, false, "config");
         match node.config(db) {
-            Some(config) => configs.write(&**config, out).expect(finite),
+            // Already canonical.
+            Some(config) => out.put(config.text()),
             None => out.put("{}"),
         }
         field(out, false, "contracts");

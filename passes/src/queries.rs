@@ -14,7 +14,7 @@ use little_frontend::json::JsonTree;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
 use little_ir::Name;
 use little_ir::catalog::{Catalog, Family};
-use little_ir::draft::{Header, Position};
+use little_ir::draft::{Config, Header, Position};
 
 use crate::db::{SourceFile, Workspace};
 
@@ -50,10 +50,10 @@ pub struct Node<'db> {
     #[tracked]
     #[returns(copy)]
     pub family: Option<FamilyName<'db>>,
-    /// Shared with the topology, which never copies a config.
+    /// Canonical text: the topology hash writes it as it stands.
     #[tracked]
     #[returns(ref)]
-    pub config: Option<Arc<serde_json::Value>>,
+    pub config: Option<Config>,
     #[tracked]
     #[returns(ref)]
     pub contracts: ContractsDecl,
@@ -91,7 +91,7 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
         .into_iter()
         .map(|n| {
             let family = n.family.map(|name| FamilyName::new(db, name.as_str()));
-            Node::new(db, n.id, n.nth, family, n.config.map(Arc::new), n.contracts, n.bindings, n.meta, n.position)
+            Node::new(db, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
         })
         .collect();
     Some(DraftIr {

@@ -2,6 +2,7 @@
 //! `branch.unhandled`. (Edges out of routers without a label, and branch edges out of
 //! other nodes, are decided during resolution.)
 
+use little_frontend::draft::config_value;
 use std::collections::{HashMap, HashSet};
 
 use little_diagnostics::{Code, suggest};
@@ -40,8 +41,8 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
             continue; // the schema already reported the branches
         }
         let at = node.anchor().at("config").at("branches");
-        let declared: Vec<&str> = declaration
-            .config(db)
+        let config = declaration.config(db).as_ref().map(config_value);
+        let declared: Vec<&str> = config
             .as_ref()
             .and_then(|c| c.get("branches"))
             .and_then(|b| b.as_array())

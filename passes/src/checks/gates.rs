@@ -3,6 +3,7 @@
 
 use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::Finding;
+use little_frontend::draft::config_value;
 use little_ir::NodeKind;
 
 use crate::db::{SourceFile, Workspace};
@@ -28,8 +29,8 @@ pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
             continue;
         }
         let at = node.anchor().at("config");
-        let evidence: Vec<Option<&str>> = declaration
-            .config(db)
+        let config = declaration.config(db).as_ref().map(config_value);
+        let evidence: Vec<Option<&str>> = config
             .as_ref()
             .and_then(|c| c.get("evidence"))
             .and_then(|e| e.as_array())

@@ -3,6 +3,7 @@
 //! re-runs only the passes that read them.
 
 use little_frontend::anchor::{Anchor, Finding};
+use little_frontend::draft::config_value;
 use little_ir::NodeKind;
 
 use crate::db::Workspace;
@@ -52,10 +53,10 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node:
         agent: resolved.kind == NodeKind::Agent,
     };
     report.findings.extend(family::deprecated(id, &at, resolved));
-    if let Some(value) = node.config(db).as_deref()
+    if let Some(text) = node.config(db)
         && let Some(schema) = config::config_schema(db, workspace.catalog(db), name)
     {
-        let (findings, faulty) = config::check(id, &at, &resolved.id, schema, value);
+        let (findings, faulty) = config::check(id, &at, &resolved.id, schema, &config_value(text));
         report.findings.extend(findings);
         report.faulty_config = faulty;
     }
@@ -69,16 +70,17 @@ pub fn tenant_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, 
         return Vec::new();
     };
     let faulty = &check_node(db, workspace, node).faulty_config;
-    tenant::check(node.id(db), &anchor(db, node), family, node.config(db).as_deref(), faulty, context)
+    let config = node.config(db).as_ref().map(config_value);
+    tenant::check(node.id(db), &anchor(db, node), family, config.as_ref(), faulty, context)
 }
 
 /// The schedule layer of one schedule trigger.
 #[salsa::tracked(returns(ref))]
 pub fn schedule_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<Finding> {
-    let Some(config) = node.config(db).as_deref() else { return Vec::new() };
+    let Some(config) = node.config(db).as_ref().map(config_value) else { return Vec::new() };
     let faulty = &check_node(db, workspace, node).faulty_config;
     let policy = context(db, workspace).and_then(|c| c.min_interval_minutes);
-    schedule::check(node.id(db), &anchor(db, node), config, faulty, policy)
+    schedule::check(node.id(db), &anchor(db, node), &config, faulty, policy)
 }
 
 /// The package layer of one node that binds packages.
