@@ -25,7 +25,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
-use compact_str::CompactString;
 use little_diagnostics::{Code, Diagnostic, Related};
 
 /// The index of a node in a [`JsonTree`].
@@ -35,30 +34,63 @@ pub type NodeIdx = u32;
 pub const MAX_DEPTH: usize = 512;
 
 /// A parsed JSON document: a flat arena of nodes whose root is index 0.
+///
+/// Compact, because a draft's tree is kept for as long as the draft is open: a node is
+/// 20 bytes; strings and number lexemes live in one text arena; the items of every
+/// array and the members of every object live in two shared vectors, each container's
+/// run contiguous. A million-node draft is a few allocations, not millions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonTree {
-    nodes: Vec<JsonNode>,
+    nodes: Vec<Slot>,
+    items: Vec<NodeIdx>,
+    members: Vec<Member>,
+    strings: String,
+}
+
+/// One node: its span and its value, whose payload (`a`, `b`) is an offset and a length
+/// into the arena its tag names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Slot {
+    start: u32,
+    end: u32,
+    tag: Tag,
+    a: u32,
+    b: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tag {
+    Null,
+    False,
+    True,
+    /// The lexeme is `strings[a..a + b]`.
+    Number,
+    /// The unescaped text is `strings[a..a + b]`.
+    String,
+    /// The items are `items[a..a + b]`.
+    Array,
+    /// The members are `members[a..a + b]`.
+    Object,
 }
 
 /// One value of the document and the bytes it spans (quotes and brackets included).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonNode {
-    pub value: JsonValue,
+pub struct JsonNode<'t> {
+    pub value: JsonValue<'t>,
     pub span: Range<u32>,
 }
 
-/// A JSON value. Containers refer to their children by index into the tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JsonValue {
+/// A JSON value, borrowed from its tree. Containers refer to their children by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonValue<'t> {
     Null,
     Bool(bool),
     /// The number exactly as written, e.g. `-1.50e+3`.
-    Number(CompactString),
-    /// Up to 24 bytes inline (ids, ports, families): no allocation for most strings.
-    String(CompactString),
-    Array(Box<[NodeIdx]>),
+    Number(&'t str),
+    String(&'t str),
+    Array(&'t [NodeIdx]),
     /// Members in document order; keys are unique (later duplicates are dropped).
-    Object(Box<[Member]>),
+    Object(&'t [Member]),
 }
 
 /// One member of an object.
@@ -79,7 +111,7 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl JsonValue {
+impl<'t> JsonValue<'t> {
     /// The type's name as messages spell it: `object`, `array`, `string`, `number`,
     /// `boolean` or `null`.
     pub fn type_name(&self) -> &'static str {
@@ -93,9 +125,9 @@ impl JsonValue {
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub fn as_str(&self) -> Option<&'t str> {
         match self {
-            JsonValue::String(s) => Some(s),
+            JsonValue::String(s) => Some(*s),
             _ => None,
         }
     }
@@ -108,23 +140,23 @@ impl JsonValue {
     }
 
     /// The number's lexeme.
-    pub fn as_number(&self) -> Option<&str> {
+    pub fn as_number(&self) -> Option<&'t str> {
         match self {
-            JsonValue::Number(n) => Some(n),
+            JsonValue::Number(n) => Some(*n),
             _ => None,
         }
     }
 
-    pub fn as_array(&self) -> Option<&[NodeIdx]> {
+    pub fn as_array(&self) -> Option<&'t [NodeIdx]> {
         match self {
-            JsonValue::Array(items) => Some(items),
+            JsonValue::Array(items) => Some(*items),
             _ => None,
         }
     }
 
-    pub fn as_object(&self) -> Option<&[Member]> {
+    pub fn as_object(&self) -> Option<&'t [Member]> {
         match self {
-            JsonValue::Object(members) => Some(members),
+            JsonValue::Object(members) => Some(*members),
             _ => None,
         }
     }
@@ -161,18 +193,29 @@ impl JsonTree {
     }
 
     /// The node at `i`. Panics if `i` is not a node of this tree.
-    pub fn node(&self, i: NodeIdx) -> &JsonNode {
-        &self.nodes[i as usize]
+    pub fn node(&self, i: NodeIdx) -> JsonNode<'_> {
+        JsonNode { value: self.value(i), span: self.span(i) }
     }
 
     /// The value of the node at `i`.
-    pub fn value(&self, i: NodeIdx) -> &JsonValue {
-        &self.nodes[i as usize].value
+    pub fn value(&self, i: NodeIdx) -> JsonValue<'_> {
+        let slot = &self.nodes[i as usize];
+        let (a, b) = (slot.a as usize, slot.b as usize);
+        match slot.tag {
+            Tag::Null => JsonValue::Null,
+            Tag::False => JsonValue::Bool(false),
+            Tag::True => JsonValue::Bool(true),
+            Tag::Number => JsonValue::Number(&self.strings[a..a + b]),
+            Tag::String => JsonValue::String(&self.strings[a..a + b]),
+            Tag::Array => JsonValue::Array(&self.items[a..a + b]),
+            Tag::Object => JsonValue::Object(&self.members[a..a + b]),
+        }
     }
 
     /// The span of the node at `i`.
     pub fn span(&self, i: NodeIdx) -> Range<u32> {
-        self.nodes[i as usize].span.clone()
+        let slot = &self.nodes[i as usize];
+        slot.start..slot.end
     }
 
     /// The number of nodes in the arena. This counts the values of dropped duplicate
@@ -269,7 +312,7 @@ impl JsonTree {
                         tasks.push(Task::Build(i));
                         tasks.extend(members.iter().rev().map(|m| Task::Visit(m.value)));
                     }
-                    value => done.push(leaf(value)),
+                    value => done.push(leaf(&value)),
                 },
                 Task::Build(i) => match self.value(i) {
                     JsonValue::Array(items) => {
@@ -369,7 +412,13 @@ pub fn parse(text: &str) -> Parsed {
             let mut diagnostics = parser.diagnostics;
             // Duplicate keys are found when their object closes: restore source order.
             diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            Parsed { tree: Some(JsonTree { nodes: parser.nodes }), diagnostics }
+            let tree = JsonTree {
+                nodes: parser.nodes,
+                items: parser.items,
+                members: parser.object_members,
+                strings: parser.strings,
+            };
+            Parsed { tree: Some(tree), diagnostics }
         }
         Err(fault) => Parsed {
             tree: None,
@@ -417,7 +466,11 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    nodes: Vec<JsonNode>,
+    nodes: Vec<Slot>,
+    /// The tree's arenas (see [`JsonTree`]).
+    items: Vec<NodeIdx>,
+    object_members: Vec<Member>,
+    strings: String,
     frames: Vec<Frame>,
     children: Vec<NodeIdx>,
     members: Vec<Member>,
@@ -452,6 +505,9 @@ impl<'a> Parser<'a> {
             bytes: text.as_bytes(),
             pos,
             nodes: Vec::new(),
+            items: Vec::new(),
+            object_members: Vec::new(),
+            strings: String::new(),
             frames: Vec::new(),
             children: Vec::new(),
             members: Vec::new(),
@@ -477,7 +533,7 @@ impl<'a> Parser<'a> {
                     match self.peek() {
                         Some(b'}') => {
                             self.pos += 1;
-                            self.close_node(idx, JsonValue::Object(Box::new([])));
+                            self.close_node(idx, Tag::Object, self.object_members.len(), 0);
                         }
                         Some(b'"') => {
                             self.frames.push(Frame { kind: Kind::Object, node: idx, start: self.members.len() });
@@ -494,7 +550,7 @@ impl<'a> Parser<'a> {
                     self.skip_ws();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        self.close_node(idx, JsonValue::Array(Box::new([])));
+                        self.close_node(idx, Tag::Array, self.items.len(), 0);
                     } else {
                         self.frames.push(Frame { kind: Kind::Array, node: idx, start: self.children.len() });
                         self.children.push(self.next_idx());
@@ -503,12 +559,14 @@ impl<'a> Parser<'a> {
                 }
                 b'"' => {
                     let s = self.string()?;
-                    self.leaf(start, JsonValue::String(s.into()));
+                    let at = self.strings.len();
+                    self.strings.push_str(&s);
+                    self.leaf(start, Tag::String, at, s.len());
                 }
                 b'-' | b'0'..=b'9' => self.number()?,
-                b't' if self.literal("true") => self.leaf(start, JsonValue::Bool(true)),
-                b'f' if self.literal("false") => self.leaf(start, JsonValue::Bool(false)),
-                b'n' if self.literal("null") => self.leaf(start, JsonValue::Null),
+                b't' if self.literal("true") => self.leaf(start, Tag::True, 0, 0),
+                b'f' if self.literal("false") => self.leaf(start, Tag::False, 0, 0),
+                b'n' if self.literal("null") => self.leaf(start, Tag::Null, 0, 0),
                 _ => return Err(self.unexpected_value()),
             }
 
@@ -539,9 +597,9 @@ impl<'a> Parser<'a> {
                     (Kind::Array, Some(b']')) => {
                         self.pos += 1;
                         let frame = self.frames.pop().expect("an open array");
-                        let items: Box<[NodeIdx]> = self.children[frame.start..].into();
-                        self.children.truncate(frame.start);
-                        self.close_node(frame.node, JsonValue::Array(items));
+                        let at = self.items.len();
+                        self.items.extend(self.children.drain(frame.start..));
+                        self.close_node(frame.node, Tag::Array, at, self.items.len() - at);
                     }
                     (Kind::Array, _) => {
                         return Err(self.unexpected("`,` or `]` after an array element"));
@@ -601,19 +659,20 @@ impl<'a> Parser<'a> {
     fn open_node(&mut self, start: usize) -> NodeIdx {
         let idx = self.next_idx();
         let start = start as u32;
-        self.nodes.push(JsonNode { value: JsonValue::Null, span: start..start });
+        self.nodes.push(Slot { start, end: start, tag: Tag::Null, a: 0, b: 0 });
         idx
     }
 
-    fn close_node(&mut self, idx: NodeIdx, value: JsonValue) {
+    /// Sets a container's value (its run in an arena) and its end.
+    fn close_node(&mut self, idx: NodeIdx, tag: Tag, at: usize, len: usize) {
         let node = &mut self.nodes[idx as usize];
-        node.value = value;
-        node.span.end = self.pos as u32;
+        (node.tag, node.a, node.b) = (tag, at as u32, len as u32);
+        node.end = self.pos as u32;
     }
 
     /// Adds a scalar that spans `start..pos`.
-    fn leaf(&mut self, start: usize, value: JsonValue) {
-        self.nodes.push(JsonNode { value, span: start as u32..self.pos as u32 });
+    fn leaf(&mut self, start: usize, tag: Tag, at: usize, len: usize) {
+        self.nodes.push(Slot { start: start as u32, end: self.pos as u32, tag, a: at as u32, b: len as u32 });
     }
 
     /// Consumes `word` if it is at `pos` and not followed by more of a word.
@@ -650,8 +709,9 @@ impl<'a> Parser<'a> {
         let frame = self.frames.last().expect("an open object");
         let (node, start) = (frame.node, frame.start);
         let duplicates = find_duplicates(&self.members[start..]);
-        let members: Box<[Member]> = if duplicates.is_empty() {
-            self.members[start..].iter_mut().map(take_member).collect()
+        let at = self.object_members.len();
+        if duplicates.is_empty() {
+            self.object_members.extend(self.members.drain(start..));
         } else {
             let object_path = self.path(self.frames.len() - 1);
             let mut dropped = vec![false; self.members.len() - start];
@@ -681,16 +741,11 @@ impl<'a> Parser<'a> {
                 .with_path(path);
                 self.diagnostics.push(diagnostic);
             }
-            self.members[start..]
-                .iter_mut()
-                .zip(dropped)
-                .filter(|(_, dropped)| !dropped)
-                .map(|(m, _)| take_member(m))
-                .collect()
-        };
-        self.members.truncate(start);
+            let kept = self.members.drain(start..).zip(dropped).filter(|(_, dropped)| !dropped);
+            self.object_members.extend(kept.map(|(m, _)| m));
+        }
         self.frames.pop();
-        self.close_node(node, JsonValue::Object(members));
+        self.close_node(node, Tag::Object, at, self.object_members.len() - at);
     }
 
     /// The JSONPath of the value being parsed inside `frames[..depth]`.
@@ -932,7 +987,9 @@ impl<'a> Parser<'a> {
                 self.diagnostics.push(diagnostic);
             }
         }
-        self.leaf(start, JsonValue::Number(lexeme.into()));
+        let at = self.strings.len();
+        self.strings.push_str(lexeme);
+        self.leaf(start, Tag::Number, at, lexeme.len());
         Ok(())
     }
 
@@ -1085,10 +1142,6 @@ fn snippet(s: &str, max: usize) -> String {
     out
 }
 
-fn take_member(member: &mut Member) -> Member {
-    Member { key: std::mem::take(&mut member.key), key_span: member.key_span.clone(), value: member.value }
-}
-
 fn trailing_comma(comma: usize, close: char) -> Fault {
     Fault {
         span: comma as u32..comma as u32 + 1,
@@ -1140,8 +1193,8 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
         let at = |idx: NodeIdx| TreeValue { tree: self.tree, idx };
         match self.tree.value(self.idx) {
             JsonValue::Null => View::Null,
-            JsonValue::Bool(b) => View::Bool(*b),
-            JsonValue::Number(n) => View::Number((&**n).into()),
+            JsonValue::Bool(b) => View::Bool(b),
+            JsonValue::Number(n) => View::Number(n.into()),
             JsonValue::String(s) => View::String(s),
             JsonValue::Array(children) => {
                 items.extend(children.iter().map(|&i| at(i)));
@@ -1157,9 +1210,9 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
 
 #[cfg(test)]
 mod size {
-    /// A guard on the arena: short strings are inline (24 bytes), so a node is 40 bytes.
+    /// A guard on the arena: a node is its span, a tag and an arena run.
     #[test]
-    fn a_node_is_40_bytes() {
-        assert_eq!(std::mem::size_of::<super::JsonNode>(), 40);
+    fn a_node_is_20_bytes() {
+        assert_eq!(std::mem::size_of::<super::Slot>(), 20);
     }
 }

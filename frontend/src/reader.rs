@@ -32,7 +32,7 @@ impl<'t> Reader<'t> {
         Reader { tree, codes, findings: Vec::new() }
     }
 
-    pub fn value(&self, idx: NodeIdx) -> &'t JsonValue {
+    pub fn value(&self, idx: NodeIdx) -> JsonValue<'t> {
         self.tree.value(idx)
     }
 
@@ -91,7 +91,7 @@ impl<'t> Reader<'t> {
 
     pub fn boolean<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<bool> {
         match self.tree.value(idx) {
-            JsonValue::Bool(b) => Some(*b),
+            JsonValue::Bool(b) => Some(b),
             _ => {
                 self.expected(idx, at, what, "a boolean");
                 None

@@ -61,7 +61,7 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
 /// text, so the order never depends on where they stood.
 fn sort_key(tree: &JsonTree, item: NodeIdx) -> (bool, Cow<'_, str>) {
     match tree.get(item, "id").map(|m| tree.value(m.value)) {
-        Some(JsonValue::String(id)) => (false, Cow::Borrowed(&**id)),
+        Some(JsonValue::String(id)) => (false, Cow::Borrowed(id)),
         _ => {
             let mut text = String::new();
             let _ = write_canonical(TreeValue { tree, idx: item }, &mut text);
