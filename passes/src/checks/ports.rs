@@ -1,7 +1,7 @@
 //! Port rules on resolved edges: `graph.incompatible_port_types` (unmapped edges),
 //! `graph.duplicate_input` and `graph.missing_required_input`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use little_diagnostics::Code;
 use little_frontend::anchor::Finding;
@@ -19,7 +19,8 @@ fn list(types: &[String]) -> String {
 pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let mut findings = Vec::new();
-    let mut first_into: HashMap<(u32, &str), &GraphEdge> = HashMap::new();
+    let mut first_into: HashMap<(u32, &str), &GraphEdge> =
+        HashMap::with_capacity_and_hasher(graph.edges.len(), Default::default());
     for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");

@@ -2,7 +2,6 @@
 //! executable nodes and two ports, or is reported once — as its first fault — and
 //! then counts for nothing else.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -11,6 +10,7 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
 use little_ir::{EdgeKind, Name, NodeKind};
+use rustc_hash::FxHashMap;
 
 use crate::db::{SourceFile, Workspace};
 use crate::queries::{FamilyName, draft_ir, family};
@@ -191,7 +191,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     // Each distinct family is looked up once: a draft has a dozen families and up to
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
-    let mut families: HashMap<FamilyName<'_>, Option<Arc<Family>>> = HashMap::new();
+    let mut families: FxHashMap<FamilyName<'_>, Option<Arc<Family>>> = FxHashMap::default();
     graph.index.reserve(draft.nodes.len());
     graph.nodes.reserve(draft.nodes.len());
     for &node in &draft.nodes {
