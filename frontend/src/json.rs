@@ -412,12 +412,17 @@ pub fn parse(text: &str) -> Parsed {
             let mut diagnostics = parser.diagnostics;
             // Duplicate keys are found when their object closes: restore source order.
             diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            let tree = JsonTree {
+            let mut tree = JsonTree {
                 nodes: parser.nodes,
                 items: parser.items,
                 members: parser.object_members,
                 strings: parser.strings,
             };
+            // The arenas grew by doubling; a tree lives as long as its document is open.
+            tree.nodes.shrink_to_fit();
+            tree.items.shrink_to_fit();
+            tree.members.shrink_to_fit();
+            tree.strings.shrink_to_fit();
             Parsed { tree: Some(tree), diagnostics }
         }
         Err(fault) => Parsed {
