@@ -42,7 +42,8 @@ pub enum ContractsDecl {
     Absent,
     /// Present but not a valid envelope (already reported): checked as if absent.
     Invalid,
-    Valid(Contracts),
+    /// Boxed: few nodes declare contracts, and every node carries this.
+    Valid(Box<Contracts>),
 }
 
 impl ContractsDecl {
@@ -390,7 +391,7 @@ fn read_contracts(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Contrac
     let invalid = sub.findings.iter().any(|f| f.diagnostic.code == Code::ContractInvalidEnvelope);
     reader.findings.append(&mut sub.findings);
     match contracts {
-        Some(c) if !invalid => ContractsDecl::Valid(c),
+        Some(c) if !invalid => ContractsDecl::Valid(Box::new(c)),
         _ => ContractsDecl::Invalid,
     }
 }
@@ -620,7 +621,11 @@ fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Edge
     for finding in &mut reader.findings[first_finding..] {
         finding.at = rebase(&finding.at, &base, Anchor::edge(&id, UNCOUNTED));
     }
-    Some(EdgeEntry { decl: EdgeDecl { id, from, to, kind, mapping, branch_label, retry }, nth: 0, invalid })
+    Some(EdgeEntry {
+        decl: EdgeDecl { id, from, to, kind, mapping: mapping.map(Box::new), branch_label, retry: retry.map(Box::new) },
+        nth: 0,
+        invalid,
+    })
 }
 
 #[cfg(test)]

@@ -112,7 +112,8 @@ pub struct EdgeDecl {
     pub from: Option<Endpoint>,
     pub to: Option<Endpoint>,
     pub kind: EdgeKind,
-    pub mapping: Option<Mapping>,
+    /// Boxed, like `retry`: most edges have neither, and a draft has many edges.
+    pub mapping: Option<Box<Mapping>>,
     pub branch_label: Option<String>,
-    pub retry: Option<RetrySettings>,
+    pub retry: Option<Box<RetrySettings>>,
 }

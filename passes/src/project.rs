@@ -127,7 +127,7 @@ fn build_topology(
             config: Arc::new(
                 node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
             ),
-            contracts: graph_node.contracts.clone(),
+            contracts: graph_node.contracts.as_deref().cloned(),
             packages: bindings.packages.clone(),
             agent: match &bindings.agent {
                 little_frontend::draft::AgentDecl::Present(agent) => Some(agent.clone()),
@@ -142,9 +142,9 @@ fn build_topology(
             from: TransitionEnd { node: dense[&e.from], port: e.from_port.to_string() },
             to: TransitionEnd { node: dense[&e.to], port: e.to_port.to_string() },
             kind: e.kind,
-            retry: e.retry.clone(),
+            retry: e.retry.as_deref().cloned(),
             branch_label: e.label.clone(),
-            mapping: e.mapping.clone(),
+            mapping: e.mapping.as_deref().cloned(),
         })
         .collect();
     let mut layout: Vec<(String, little_ir::draft::Position)> = draft

@@ -38,7 +38,8 @@ pub struct GraphNode {
     pub nth: u32,
     /// `None`: the node names no family, or one the catalog lacks (reported per node).
     pub family: Option<Arc<Family>>,
-    pub contracts: Option<Contracts>,
+    /// Boxed: few nodes declare contracts.
+    pub contracts: Option<Box<Contracts>>,
 }
 
 /// A port of a node: the family's, with a contract's types overriding.
@@ -135,11 +136,11 @@ pub struct GraphEdge {
     pub to: u32,
     pub to_port: Name,
     pub kind: EdgeKind,
-    pub mapping: Option<Mapping>,
+    pub mapping: Option<Box<Mapping>>,
     /// The author wrote these ports (rather than leaving them to a default or mapping).
     pub explicit_ports: (bool, bool),
     pub label: Option<String>,
-    pub retry: Option<RetrySettings>,
+    pub retry: Option<Box<RetrySettings>>,
 }
 
 impl GraphEdge {
@@ -203,7 +204,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         if name.is_some() && family.is_none() {
             graph.unresolved_families = true;
         }
-        let contracts = node.contracts(db).valid().cloned();
+        let contracts = node.contracts(db).valid().cloned().map(Box::new);
         let position = graph.nodes.len() as u32;
         if nth > 0 {
             graph.findings.push(
