@@ -82,14 +82,13 @@ impl Anchor {
     }
 }
 
-/// Where a reader is looking: an anchor, or one segment below it. Readers check every
-/// field of every node and almost never report, so the child's anchor is built only for
+/// Where a reader is looking: an anchor, or a member below it. Readers check every
+/// field of every node and almost never report, so the member's anchor is built only for
 /// a finding.
 #[derive(Clone, Copy, Debug)]
 pub enum At<'a> {
     Anchor(&'a Anchor),
     Key(&'a Anchor, &'a str),
-    Index(&'a Anchor, u32),
 }
 
 impl At<'_> {
@@ -97,7 +96,6 @@ impl At<'_> {
         match self {
             At::Anchor(anchor) => anchor.clone(),
             At::Key(parent, key) => parent.at(key),
-            At::Index(parent, index) => parent.at(index as usize),
         }
     }
 
@@ -117,11 +115,6 @@ impl Anchor {
     /// The member `key` of this anchor, for a reader (see [`At`]).
     pub fn key<'a>(&'a self, key: &'a str) -> At<'a> {
         At::Key(self, key)
-    }
-
-    /// The item `index` of this anchor, for a reader (see [`At`]).
-    pub fn index(&self, index: usize) -> At<'_> {
-        At::Index(self, index as u32)
     }
 }
 

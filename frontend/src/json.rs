@@ -412,17 +412,14 @@ pub fn parse(text: &str) -> Parsed {
             let mut diagnostics = parser.diagnostics;
             // Duplicate keys are found when their object closes: restore source order.
             diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-            let mut tree = JsonTree {
+            // (The arenas keep the spare capacity they grew by: it is never written, so it
+            // is not resident, and shrinking them cost a copy for no smaller peak.)
+            let tree = JsonTree {
                 nodes: parser.nodes,
                 items: parser.items,
                 members: parser.object_members,
                 strings: parser.strings,
             };
-            // The arenas grew by doubling; a tree lives as long as its document is open.
-            tree.nodes.shrink_to_fit();
-            tree.items.shrink_to_fit();
-            tree.members.shrink_to_fit();
-            tree.strings.shrink_to_fit();
             Parsed { tree: Some(tree), diagnostics }
         }
         Err(fault) => Parsed {
