@@ -32,13 +32,7 @@ fn editing_one_config_reruns_that_nodes_checks_only() {
 
     log.lock().unwrap().clear();
     let at = position(&text, middle_query(&text), true);
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": { "uri": draft, "version": 2 },
-            "contentChanges": [{ "range": { "start": at, "end": at }, "text": "9" }],
-        }),
-    );
+    client.send_insert(&draft, 2, &at, "9");
     let edited = client.diagnostics(&draft, Some(2));
     assert_eq!(edited.len(), opened.len());
     let ran = log.lock().unwrap().clone();
@@ -70,13 +64,7 @@ fn edits_in_quick_succession_publish_in_order_and_end_on_the_last() {
     client.send_open(&draft, &text);
     let at = position(&text, middle_query(&text), true);
     for version in 2..=4 {
-        client.notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": draft, "version": version },
-                "contentChanges": [{ "range": { "start": at, "end": at }, "text": "1" }],
-            }),
-        );
+        client.send_insert(&draft, version, &at, "1");
     }
     // Versions published never go back, and the last edit is published.
     let mut seen = Vec::new();
@@ -99,13 +87,7 @@ fn a_request_overtaken_by_an_edit_answers_content_modified() {
     let hover = json!({ "textDocument": { "uri": draft }, "position": position(&text, middle_query(&text), true) });
     let id = client.send_request("textDocument/hover", hover);
     let at = position(&text, middle_query(&text), true);
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": { "uri": draft, "version": 2 },
-            "contentChanges": [{ "range": { "start": at, "end": at }, "text": "9" }],
-        }),
-    );
+    client.send_insert(&draft, 2, &at, "9");
     let response = client.response(id);
     assert_eq!(response.error.map(|e| e.code), Some(lsp_server::ErrorCode::ContentModified as i32));
     // The server goes on: version 2 is checked and published.

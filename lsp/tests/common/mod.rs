@@ -163,6 +163,17 @@ impl Client {
         );
     }
 
+    /// Inserts `text` at the LSP position `at`, as an incremental change, without waiting.
+    pub fn send_insert(&mut self, uri: &Url, version: i32, at: &Value, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{ "range": { "start": at, "end": at }, "text": text }],
+            }),
+        );
+    }
+
     /// Replaces the whole text.
     pub fn replace(&mut self, uri: &Url, version: i32, text: &str) -> Vec<Diagnostic> {
         self.notify(
