@@ -183,7 +183,7 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
         bindings: inputs.bindings.clone(),
         snapshot: inputs.snapshot.clone(),
     };
-    Ok(load_workspace(db, &paths)?)
+    Ok(load_workspace(db, &paths, little_passes::db::BATCH)?)
 }
 
 /// One checked file: its report and its text (for rendering spans).
@@ -267,7 +267,7 @@ fn check_files(
         let (text, file, not_utf8) = match load(path)? {
             Loaded::Text(text) => {
                 let text: std::sync::Arc<str> = text.into();
-                let file = SourceFile::new(&*db, display(path), text.clone());
+                let file = SourceFile::with_durability(&*db, display(path), text.clone(), little_passes::db::BATCH);
                 (text, Some(file), None)
             }
             Loaded::NotUtf8(diagnostic, text) => (text.into(), None, Some(*diagnostic)),

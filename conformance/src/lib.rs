@@ -11,8 +11,10 @@ pub mod strategies;
 use little_diagnostics::{Code, Severity};
 use little_frontend::catalog::DEFAULT_CATALOG;
 use little_ir::topology::Topology;
+use little_passes::db::BATCH;
 use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
+use salsa::Durability;
 
 /// Documents to check one draft with.
 #[derive(Clone, Debug, Default)]
@@ -24,26 +26,38 @@ pub struct Setup {
     pub snapshot: Option<String>,
 }
 
-/// Checks one draft (or LWIR) text in a fresh database.
+/// Checks one draft (or LWIR) text in a fresh database, as `little check` does: with
+/// batch inputs ([`little_passes::db::BATCH`]), on which salsa records no dependencies.
 pub fn check_text(draft: &str, setup: &Setup) -> FileReport {
-    with_draft(draft, setup, |db, workspace, file| report(db, workspace, file))
+    check_text_with(draft, setup, BATCH)
+}
+
+/// Checks one text in a fresh database whose inputs have the given durability;
+/// `Durability::LOW` is how the language server holds the drafts it edits.
+pub fn check_text_with(draft: &str, setup: &Setup, durability: Durability) -> FileReport {
+    with_draft(draft, setup, durability, |db, workspace, file| report(db, workspace, file))
 }
 
 /// The compiled topology of one draft text, in a fresh database.
 pub fn compile_text(draft: &str, setup: &Setup) -> Option<std::sync::Arc<Topology>> {
-    with_draft(draft, setup, |db, workspace, file| compiled_topology(db, workspace, file).clone())
+    with_draft(draft, setup, BATCH, |db, workspace, file| compiled_topology(db, workspace, file).clone())
 }
 
-fn with_draft<T>(draft: &str, setup: &Setup, run: impl FnOnce(&Database, Workspace, SourceFile) -> T) -> T {
+fn with_draft<T>(
+    draft: &str,
+    setup: &Setup,
+    durability: Durability,
+    run: impl FnOnce(&Database, Workspace, SourceFile) -> T,
+) -> T {
     let db = Database::default();
-    let catalog =
-        SourceFile::new(&db, "catalog.json".into(), setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG).into());
-    let context = setup.context.as_deref().map(|text| SourceFile::new(&db, "context.json".into(), text.into()));
-    let bindings = setup.bindings.as_deref().map(|text| SourceFile::new(&db, "bindings.json".into(), text.into()));
-    let snapshot = setup.snapshot.as_deref().map(|text| SourceFile::new(&db, "snapshot.json".into(), text.into()));
-    let workspace = Workspace::new(&db, catalog, context, bindings, snapshot);
-    let file = SourceFile::new(&db, "draft.json".into(), draft.into());
-    run(&db, workspace, file)
+    let file = |path: &str, text: &str| SourceFile::with_durability(&db, path.into(), text.into(), durability);
+    let catalog = file("catalog.json", setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG));
+    let context = setup.context.as_deref().map(|text| file("context.json", text));
+    let bindings = setup.bindings.as_deref().map(|text| file("bindings.json", text));
+    let snapshot = setup.snapshot.as_deref().map(|text| file("snapshot.json", text));
+    let workspace = Workspace::builder(catalog, context, bindings, snapshot).durability(durability).new(&db);
+    let draft = file("draft.json", draft);
+    run(&db, workspace, draft)
 }
 
 /// The distinct error and warning codes of a report, sorted.

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use little_conformance::mutations::{self, Injected, Mutation};
 use little_conformance::strategies::{self, ValidDraft};
-use little_conformance::{check_text, codes};
+use little_conformance::{check_text, check_text_with, codes};
 use little_diagnostics::{Code, Severity};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -23,6 +23,10 @@ fn verify(mutation: &Mutation, case: &Injected) -> Result<(), String> {
     let found = codes(&report);
     let code = case.code;
     let mut problems = Vec::new();
+    // Batch inputs (no dependencies recorded) and editable ones report the same.
+    if check_text_with(&case.text, &case.setup, salsa::Durability::LOW) != report {
+        problems.push("an editable database (the language server's) reports differently".to_string());
+    }
     if found != [code] {
         problems.push(format!(
             "codes {:?}, expected exactly [{}]",

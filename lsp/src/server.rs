@@ -120,7 +120,7 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
         .unwrap_or(false);
     let pull_configuration = workspace_capabilities.and_then(|w| w.configuration).unwrap_or(false);
     let (done_sender, done) = crossbeam_channel::unbounded();
-    let workspace = little_passes::inputs::load_workspace(&mut db.clone(), &Default::default())
+    let workspace = little_passes::inputs::load_workspace(&mut db.clone(), &Default::default(), salsa::Durability::LOW)
         .expect("the embedded catalog is usable");
     let mut server = Server {
         sender: connection.sender.clone(),
@@ -333,7 +333,8 @@ impl Server {
         for uri in std::mem::take(&mut self.settings_diagnostics) {
             self.publish(uri, Vec::new(), None);
         }
-        match little_passes::inputs::load_workspace(&mut self.db, &self.settings.input_paths()) {
+        match little_passes::inputs::load_workspace(&mut self.db, &self.settings.input_paths(), salsa::Durability::LOW)
+        {
             Ok(workspace) => self.workspace = workspace,
             Err(problems) => {
                 self.show(

@@ -2,6 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use salsa::Durability;
+
 /// One document's text. The driver decodes bytes (reporting invalid UTF-8) before
 /// creating it.
 #[salsa::input(debug)]
@@ -28,6 +30,23 @@ pub struct Workspace {
     /// against; without it the binding checks are skipped (SPEC §6).
     #[returns(copy)]
     pub snapshot: Option<SourceFile>,
+}
+
+/// How long a database's inputs stay as they were read.
+///
+/// A batch run (`little check`, `compile`, `hash`, `graph`) reads each file once and
+/// never changes it: its inputs are [`Durability::NEVER_CHANGE`], and salsa then records
+/// no dependency on them or on anything derived from them. A file-wide query over a
+/// million nodes would otherwise build a dependency set of millions of entries that no
+/// later revision reads (docs/benchmarks.md, "Batch inputs"). The language server edits its
+/// drafts: it keeps salsa's default, [`Durability::LOW`].
+pub const BATCH: Durability = Durability::NEVER_CHANGE;
+
+impl SourceFile {
+    /// A file whose fields have the given durability ([`BATCH`] for a batch run).
+    pub fn with_durability(db: &dyn salsa::Database, path: String, text: Arc<str>, durability: Durability) -> Self {
+        SourceFile::builder(path, text).durability(durability).new(db)
+    }
 }
 
 /// Names of the queries that executed, for tests and profiling of incrementality.

@@ -8,6 +8,7 @@ use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Diagnostic, Severity};
 use little_frontend::anchor::{Finding, Resolver};
 use little_frontend::catalog::DEFAULT_CATALOG;
+use salsa::Durability;
 
 use crate::db::{Database, SourceFile, Workspace};
 use crate::queries::{bindings_of, catalog_of, context_of, parse};
@@ -54,24 +55,27 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     })
 }
 
-/// Builds the workspace; a reader document that cannot be used is an error whose message
+/// Builds the workspace, its inputs of the given durability ([`crate::db::BATCH`] for a
+/// batch run); a reader document that cannot be used is an error whose message
 /// shows every problem (rendered with its source line): it is never read as "no catalog"
 /// or "no rows".
-pub fn load_workspace(db: &mut Database, paths: &InputPaths) -> Result<Workspace, String> {
+pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durability) -> Result<Workspace, String> {
     let reader = |path: &Path, what: &str| -> Result<SourceFile, String> {
         match load(path)? {
-            Loaded::Text(text) => Ok(SourceFile::new(db, path.display().to_string(), text.into())),
+            Loaded::Text(text) => {
+                Ok(SourceFile::with_durability(db, path.display().to_string(), text.into(), durability))
+            }
             Loaded::NotUtf8(d, _) => Err(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message)),
         }
     };
     let catalog = match &paths.catalog {
         Some(path) => reader(path, "catalog")?,
-        None => SourceFile::new(db, EMBEDDED_CATALOG.to_string(), DEFAULT_CATALOG.into()),
+        None => SourceFile::with_durability(db, EMBEDDED_CATALOG.to_string(), DEFAULT_CATALOG.into(), durability),
     };
     let context = paths.context.as_deref().map(|p| reader(p, "context")).transpose()?;
     let bindings = paths.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
     let snapshot = paths.snapshot.as_deref().map(|p| reader(p, "snapshot")).transpose()?;
-    let ws = Workspace::new(db, catalog, context, bindings, snapshot);
+    let ws = Workspace::builder(catalog, context, bindings, snapshot).durability(durability).new(db);
     match workspace_problems(db, ws) {
         None => Ok(ws),
         Some(problems) => Err(problems),

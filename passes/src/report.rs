@@ -146,7 +146,7 @@ impl Issued {
 }
 
 /// What `little check` shows for one file: resolved, sorted diagnostics and the outcome.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct FileReport {
     pub document: Option<DocumentKind>,
     pub diagnostics: Vec<Diagnostic>,
