@@ -86,11 +86,15 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
     }
     let tree = parse(db, file).tree.as_ref()?;
     let lowered = draft::lower_draft(tree);
+    // A draft names a dozen families across up to millions of nodes: each is interned once.
+    let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
     let nodes = lowered
         .nodes
         .into_iter()
         .map(|n| {
-            let family = n.family.map(|name| FamilyName::new(db, name.as_str()));
+            let family = n
+                .family
+                .map(|name| *interned.entry(name).or_insert_with_key(|name| FamilyName::new(db, name.as_str())));
             Node::new(db, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
         })
         .collect();
