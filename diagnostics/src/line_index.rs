@@ -29,15 +29,25 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut line_starts = vec![0];
-        line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| (i + 1) as u32));
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         LineIndex { line_starts }
+    }
+
+    /// The 0-based line of `offset` (an offset past the end lies on the last line).
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&start| start as usize <= offset) - 1
+    }
+
+    /// The offset where 0-based `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts[line] as usize
     }
 
     /// 1-based line and column of `offset`; the column counts characters from the line start.
     /// An offset inside a multi-byte character counts as that character.
     pub fn line_col(&self, text: &str, offset: u32) -> (u32, u32) {
         let offset = offset.min(text.len() as u32);
-        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let line = self.line_of(offset as usize);
         let start = self.line_starts[line] as usize;
         let mut column = text.as_bytes()[start..offset as usize].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
         // A byte-order mark is not a character an editor shows.
@@ -57,7 +67,7 @@ impl LineIndex {
     /// text has it too. An offset inside a character counts as that character's start.
     pub fn position(&self, text: &str, offset: u32, encoding: Encoding) -> (u32, u32) {
         let offset = offset.min(text.len() as u32) as usize;
-        let line = self.line_starts.partition_point(|&start| start as usize <= offset) - 1;
+        let line = self.line_of(offset);
         let start = self.line_starts[line] as usize;
         let prefix = &text.as_bytes()[start..offset];
         let column = match encoding {

@@ -66,8 +66,6 @@ struct Renderer<'a> {
     color: bool,
     max_chars: usize,
     index: LineIndex,
-    /// Start offset of every line, as in [`LineIndex`] (lines end at `\n`).
-    line_starts: Vec<usize>,
     /// The whole file as ariadne sees it, built on first use.
     full: Option<Source<String>>,
     /// The last column counted: line start, offset and column.
@@ -76,15 +74,12 @@ struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     fn new(path: &'a str, source: &'a str, options: &HumanOptions) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
         Renderer {
             path,
             source,
             color: options.color,
             max_chars: options.max_line_chars.max(MIN_LINE_CHARS),
             index: LineIndex::new(source),
-            line_starts,
             full: None,
             column_memo: Cell::new((0, 0, 1)),
         }
@@ -137,13 +132,7 @@ impl<'a> Renderer<'a> {
             let body = self.draw(&Source::from(excerpt.text), diagnostic, mapped, &notes);
             fix_location(&body, &format!("{}:{line}:{shown}", self.path), &format!("{}:{line}:{column}", self.path))
         } else {
-            let source = match self.full.take() {
-                Some(source) => source,
-                None => Source::from(self.full_text()),
-            };
-            let body = self.draw(&source, diagnostic, marks, &notes);
-            self.full = Some(source);
-            body
+            self.draw_short_lines(diagnostic, marks, &notes)
         };
 
         out.push_str(&self.header(diagnostic));
@@ -215,6 +204,17 @@ impl<'a> Renderer<'a> {
         // The header carries no message, so it is exactly the first line.
         let body = rendered.find('\n').map_or("", |end| &rendered[end + 1..]);
         body.to_owned()
+    }
+
+    /// A report whose lines are all short, drawn from the whole file (built once).
+    fn draw_short_lines(&mut self, diagnostic: &Diagnostic, marks: Vec<Mark>, notes: &[String]) -> String {
+        let source = match self.full.take() {
+            Some(source) => source,
+            None => Source::from(self.full_text()),
+        };
+        let body = self.draw(&source, diagnostic, marks, notes);
+        self.full = Some(source);
+        body
     }
 
     /// The whole file with the same byte offsets and the same lines as [`LineIndex`].
@@ -325,7 +325,7 @@ impl<'a> Renderer<'a> {
     }
 
     fn line_of(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&start| start <= offset) - 1
+        self.index.line_of(offset)
     }
 
     /// The lines of a range's first and last byte.
@@ -337,7 +337,7 @@ impl<'a> Renderer<'a> {
 
     /// The offset of the `\n` ending `line`, or the end of the text.
     fn raw_end(&self, line: usize) -> usize {
-        self.line_starts.get(line + 1).map_or(self.source.len(), |&next| next - 1)
+        if line + 1 < self.index.line_count() { self.index.line_start(line + 1) - 1 } else { self.source.len() }
     }
 
     fn is_long(&self, line: usize) -> bool {
@@ -350,7 +350,7 @@ impl<'a> Renderer<'a> {
     /// on the same line stopped: a thousand reports on one 5 MB line scan it about once.
     fn line_col(&self, offset: usize) -> (u32, u32) {
         let line = self.line_of(offset);
-        let line_start = self.line_starts[line];
+        let line_start = self.index.line_start(line);
         let (memo_start, memo_offset, memo_column) = self.column_memo.get();
         let (from, column) = if memo_start == line_start && memo_offset <= offset {
             (memo_offset, memo_column)
@@ -458,19 +458,39 @@ fn walk_forward(text: &str, from: usize, chars: usize, limit: usize) -> (usize, 
 /// that would steer the terminal) by one of the same UTF-8 length, so offsets carry over
 /// and lines break only at `\n`.
 fn push_sanitized(out: &mut String, text: &str) {
-    for c in text.chars() {
-        let replacement = match c {
-            '\n' | '\t' => c,
-            '\r' | '\u{0B}' | '\u{0C}' => ' ',
-            c if c.is_ascii_control() => '?',
-            '\u{80}'..='\u{9F}' => '\u{A0}',
-            '\u{2028}' | '\u{2029}' => '\u{2002}',
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => '\u{FFFD}',
-            c => c,
-        };
-        debug_assert_eq!(c.len_utf8(), replacement.len_utf8());
-        out.push(replacement);
+    // Most text needs nothing replaced: copy it in runs, up to the next byte that may start
+    // a character to replace (a control, or the lead byte of U+0080–U+009F or U+2028–U+2069).
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        let clean = bytes[start..]
+            .iter()
+            .position(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7F || b == 0xC2 || b == 0xE2)
+            .map_or(bytes.len(), |i| start + i);
+        out.push_str(&text[start..clean]);
+        if clean == bytes.len() {
+            break;
+        }
+        let c = text[clean..].chars().next().expect("a character starts at a lead byte");
+        out.push(sanitized(c));
+        start = clean + c.len_utf8();
     }
+}
+
+/// What one character is shown as: controls and characters that move or reorder the text
+/// are replaced by one of the same UTF-8 length, so byte offsets are kept.
+fn sanitized(c: char) -> char {
+    let replacement = match c {
+        '\n' | '\t' => c,
+        '\r' | '\u{0B}' | '\u{0C}' => ' ',
+        c if c.is_ascii_control() => '?',
+        '\u{80}'..='\u{9F}' => '\u{A0}',
+        '\u{2028}' | '\u{2029}' => '\u{2002}',
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => '\u{FFFD}',
+        c => c,
+    };
+    debug_assert_eq!(c.len_utf8(), replacement.len_utf8());
+    replacement
 }
 
 /// Replaces ariadne's `path:line:column` in the first line of `body`.
@@ -602,6 +622,19 @@ mod tests {
             let body = renderer.draw(&Source::from(excerpt.text.clone()), diagnostic, mapped, &[]);
             let expected = full.split_once('\n').unwrap().1;
             assert_eq!(body, expected, "{}", diagnostic.message);
+        }
+    }
+
+    /// Copying clean runs whole gives what replacing character by character gives.
+    #[test]
+    fn sanitizing_in_runs_matches_per_character() {
+        let specials: String = (0u32..0x3000).filter_map(char::from_u32).collect();
+        let mixed = format!("ab\r\ncd\u{7}\u{85}é\u{2028}x\u{202E}日本\u{2069}\t{specials}\u{1F600}\u{0}");
+        for text in [specials.as_str(), mixed.as_str(), "", "plain", "\u{9F}", "end\u{2029}"] {
+            let mut out = String::new();
+            push_sanitized(&mut out, text);
+            assert_eq!(out, text.chars().map(sanitized).collect::<String>());
+            assert_eq!(out.len(), text.len());
         }
     }
 
