@@ -42,6 +42,8 @@ impl Default for HumanOptions {
 const MIN_LINE_CHARS: usize = 16;
 /// Marks text left out of a long line.
 const ELLIPSIS: &str = "…";
+/// The most text one report hands ariadne, in bytes, before it draws from the whole file.
+const WINDOW_LIMIT: usize = 64 << 10;
 
 /// Renders every diagnostic of one file, in the given order, as ariadne reports.
 pub fn render_human(path: &str, source: &str, diagnostics: &[Diagnostic], options: &HumanOptions) -> String {
@@ -132,7 +134,7 @@ impl<'a> Renderer<'a> {
             let body = self.draw(&Source::from(excerpt.text), diagnostic, mapped, &notes);
             fix_location(&body, &format!("{}:{line}:{shown}", self.path), &format!("{}:{line}:{column}", self.path))
         } else {
-            self.draw_short_lines(diagnostic, marks, &notes)
+            self.draw_short_lines(diagnostic, marks, &touched, &notes)
         };
 
         out.push_str(&self.header(diagnostic));
@@ -206,22 +208,50 @@ impl<'a> Renderer<'a> {
         body.to_owned()
     }
 
-    /// A report whose lines are all short, drawn from the whole file (built once).
-    fn draw_short_lines(&mut self, diagnostic: &Diagnostic, marks: Vec<Mark>, notes: &[String]) -> String {
+    /// A report whose lines are all short. ariadne indexes every line of the text it is
+    /// given: handed a 35 MB draft for one report, it built a 75 MB line table, and the
+    /// copy and the table were a third of `little check`'s peak memory. So it is given only
+    /// the lines from the first label to the last, and the line numbers in its margin are
+    /// put back (ariadne shifts only the header's). Labels far apart, and coloured output
+    /// (whose margin is wrapped in escapes), draw from the whole file, built once.
+    fn draw_short_lines(
+        &mut self,
+        diagnostic: &Diagnostic,
+        marks: Vec<Mark>,
+        touched: &BTreeSet<usize>,
+        notes: &[String],
+    ) -> String {
+        let (first, last) = (*touched.first().expect("a label"), *touched.last().expect("a label"));
+        let end = if last + 1 < self.index.line_count() { self.index.line_start(last + 1) } else { self.source.len() };
+        let window = self.index.line_start(first)..end;
+        if self.color || window.len() > WINDOW_LIMIT {
+            return self.draw_from_whole_file(diagnostic, marks, notes);
+        }
+        let source = Source::from(self.text_of(window.clone())).with_display_line_offset(first);
+        let marks = marks
+            .into_iter()
+            .map(|mark| Mark { range: mark.range.start - window.start..mark.range.end - window.start, ..mark })
+            .collect();
+        let body = self.draw(&source, diagnostic, marks, notes);
+        renumber_margin(&body, first, last)
+    }
+
+    fn draw_from_whole_file(&mut self, diagnostic: &Diagnostic, marks: Vec<Mark>, notes: &[String]) -> String {
         let source = match self.full.take() {
             Some(source) => source,
-            None => Source::from(self.full_text()),
+            None => Source::from(self.text_of(0..self.source.len())),
         };
         let body = self.draw(&source, diagnostic, marks, notes);
         self.full = Some(source);
         body
     }
 
-    /// The whole file with the same byte offsets and the same lines as [`LineIndex`].
-    fn full_text(&self) -> String {
-        let mut text = String::with_capacity(self.source.len() + 1);
-        push_sanitized(&mut text, self.source);
-        if text.ends_with('\n') {
+    /// Whole lines of the file (`lines` starts at a line start and ends at one or at the
+    /// end), with the same byte offsets and the same lines as [`LineIndex`].
+    fn text_of(&self, lines: Range<usize>) -> String {
+        let mut text = String::with_capacity(lines.len() + 1);
+        push_sanitized(&mut text, &self.source[lines.clone()]);
+        if lines.end == self.source.len() && text.ends_with('\n') {
             // ariadne drops an empty last line; an offset at the very end lies on it.
             text.push(' ');
         }
@@ -493,6 +523,35 @@ fn sanitized(c: char) -> char {
     replacement
 }
 
+/// Puts the file's line numbers into the margin of a report drawn from the lines
+/// `first..=last` only (uncoloured, ASCII). Every line of ariadne's body starts with a
+/// margin as wide as the largest line number plus two: spaces (the header, unnumbered
+/// rows), a right-aligned number between spaces, or the closing rule of `-`.
+fn renumber_margin(body: &str, first: usize, last: usize) -> String {
+    let digits = |n: usize| n.to_string().len();
+    let (drawn, real) = (digits(last - first + 1) + 2, digits(last + 1) + 2);
+    if first == 0 {
+        return body.to_owned();
+    }
+    let mut out = String::with_capacity(body.len() + body.len() / 8);
+    for line in body.split_inclusive('\n') {
+        let split = line.char_indices().nth(drawn).map_or(line.len(), |(i, _)| i);
+        let (margin, rest) = line.split_at(split);
+        let trimmed = margin.trim();
+        if trimmed.is_empty() {
+            out.extend(std::iter::repeat_n(' ', real));
+        } else if trimmed.bytes().all(|b| b == b'-') && margin.len() == drawn {
+            out.extend(std::iter::repeat_n('-', real));
+        } else if let Ok(number) = trimmed.parse::<usize>() {
+            let _ = write!(out, " {:>width$} ", number + first, width = real - 2);
+        } else {
+            out.push_str(margin);
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
 /// Replaces ariadne's `path:line:column` in the first line of `body`.
 fn fix_location(body: &str, shown: &str, real: &str) -> String {
     let first_end = body.find('\n').unwrap_or(body.len());
@@ -622,6 +681,50 @@ mod tests {
             let body = renderer.draw(&Source::from(excerpt.text.clone()), diagnostic, mapped, &[]);
             let expected = full.split_once('\n').unwrap().1;
             assert_eq!(body, expected, "{}", diagnostic.message);
+        }
+    }
+
+    /// A report drawn from its lines only, renumbered, is the report drawn from the whole
+    /// file: labels on one line and on many, across a change in the width of line numbers,
+    /// with help, notes and related labels.
+    #[test]
+    fn window_draws_what_the_whole_file_draws() {
+        let source: String = (1..=1200).map(|i| format!("line {i} \"value\": [1, 2, 3],\r\n")).collect();
+        let line = |n: usize| source.match_indices("line ").nth(n - 1).unwrap().0 as u32;
+        let span = |from: usize, to: usize| Some(line(from) + 2..line(to) + 9);
+        let mut cases = Vec::new();
+        for (from, to) in [(1, 1), (2, 2), (9, 10), (10, 10), (99, 100), (100, 101), (998, 1000), (1200, 1200)] {
+            cases.push(Diagnostic::new(Code::DraftInvalidShape, "one").with_span(span(from, from)));
+            cases.push(Diagnostic::new(Code::DraftInvalidShape, "many").with_span(span(from, to)));
+            let mut related = Diagnostic::new(Code::GraphDuplicateNodeId, "two").with_span(span(to, to));
+            related =
+                related.with_related(Related { message: "first".into(), path: "$".into(), span: span(from, from) });
+            related.help = Some("did you mean this?".into());
+            cases.push(related);
+        }
+        let options = plain(160);
+        for diagnostic in &cases {
+            let mut windowed = Renderer::new("f.json", &source, &options);
+            let mut whole = Renderer::new("f.json", &source, &options);
+            let marks = |r: &Renderer| -> Vec<Mark> {
+                std::iter::once(Mark {
+                    range: r.clamp(diagnostic.span.as_ref().unwrap()),
+                    message: primary_message(diagnostic),
+                    primary: true,
+                })
+                .chain(diagnostic.related.iter().map(|rel| Mark {
+                    range: r.clamp(rel.span.as_ref().unwrap()),
+                    message: rel.message.clone(),
+                    primary: false,
+                }))
+                .collect()
+            };
+            let touched: BTreeSet<usize> =
+                marks(&windowed).iter().flat_map(|m| <[usize; 2]>::from(windowed.mark_lines(&m.range))).collect();
+            let notes = ["at $.somewhere".to_string()];
+            let drawn = windowed.draw_short_lines(diagnostic, marks(&windowed), &touched, &notes);
+            let expected = whole.draw_from_whole_file(diagnostic, marks(&whole), &notes);
+            assert_eq!(drawn, expected, "{} at {:?}", diagnostic.message, diagnostic.span);
         }
     }
 
