@@ -157,12 +157,12 @@ struct DefinitionReader<'t> {
 impl<'t> DefinitionReader<'t> {
     /// Unknown keys are `definition.invalid_shape`: the format is strict, since an unknown
     /// key would drop out of the definition hash without a word.
-    fn strict_keys(&mut self, members: &[crate::json::Member], at: &Anchor, what: &str, known: &[&str]) {
+    fn strict_keys(&mut self, members: crate::json::Members<'_>, at: &Anchor, what: &str, known: &[&str]) {
         self.reader.unknown_keys(members, at, what, known);
     }
 
     /// A required non-empty string field.
-    fn required_name(&mut self, members: &[crate::json::Member], at: &Anchor, what: &str, key: &str) -> String {
+    fn required_name(&mut self, members: crate::json::Members<'_>, at: &Anchor, what: &str, key: &str) -> String {
         match member(members, key) {
             Some(v) => self.reader.name(v, &at.at(key), format_args!("`{key}`")).unwrap_or_default().to_string(),
             None => {
@@ -173,7 +173,7 @@ impl<'t> DefinitionReader<'t> {
     }
 
     /// An optional string field (default empty).
-    fn text(&mut self, members: &[crate::json::Member], at: &Anchor, key: &str) -> String {
+    fn text(&mut self, members: crate::json::Members<'_>, at: &Anchor, key: &str) -> String {
         member(members, key)
             .and_then(|v| self.reader.string(v, &at.at(key), format_args!("`{key}`")))
             .unwrap_or_default()
@@ -181,7 +181,7 @@ impl<'t> DefinitionReader<'t> {
     }
 
     /// A required schema: an object or a boolean (JSON Schema 2020-12).
-    fn schema(&mut self, members: &[crate::json::Member], at: &Anchor, what: &str, key: &str) -> Value {
+    fn schema(&mut self, members: crate::json::Members<'_>, at: &Anchor, what: &str, key: &str) -> Value {
         let tree = self.reader.tree;
         match member(members, key) {
             Some(v) if tree.value(v).is_object() || tree.value(v).is_bool() => tree.to_serde(v),
@@ -206,7 +206,7 @@ impl<'t> DefinitionReader<'t> {
         at: &Anchor,
         what: &str,
         extra: &[&str],
-    ) -> Option<(ModelRef, &'t [crate::json::Member])> {
+    ) -> Option<(ModelRef, crate::json::Members<'t>)> {
         let members = self.reader.object(idx, at, what)?;
         let mut known = vec!["providerId", "modelId"];
         known.extend_from_slice(extra);
@@ -235,7 +235,7 @@ impl<'t> DefinitionReader<'t> {
         skills
     }
 
-    fn access(&mut self, members: &[crate::json::Member], at: &Anchor, key: &str, default: Access) -> Access {
+    fn access(&mut self, members: crate::json::Members<'_>, at: &Anchor, key: &str, default: Access) -> Access {
         let Some(v) = member(members, key) else { return default };
         let Some(name) = self.reader.string(v, &at.at(key), format_args!("`{key}`")) else { return default };
         Access::parse(name).unwrap_or_else(|| {

@@ -194,13 +194,13 @@ pub(crate) fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>)
                 format!("number `{n}` is outside the range of IEEE-754 doubles: it has no canonical JSON form"),
             )),
             JsonValue::Array(items) => stack.extend(items.iter().enumerate().rev().map(|(i, &v)| (v, at.at(i)))),
-            JsonValue::Object(members) => stack.extend(members.iter().rev().map(|m| (m.value, at.at(&*m.key)))),
+            JsonValue::Object(members) => stack.extend(members.iter().rev().map(|m| (m.value, at.at(m.key)))),
             _ => {}
         }
     }
 }
 
-fn read_header(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Header {
+fn read_header(reader: &mut Reader<'_>, top: crate::json::Members<'_>) -> Header {
     let root = Anchor::root();
     let identity = |reader: &mut Reader<'_>, key: &str| -> Option<String> {
         let Some(idx) = member(top, key) else {
@@ -298,7 +298,7 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         && let Some(flags) = reader.object(f, base.key("flags"), "`flags`")
     {
         for flag in flags {
-            if let Some(b) = reader.boolean(flag.value, &base.at("flags").at(&*flag.key), "a flag") {
+            if let Some(b) = reader.boolean(flag.value, &base.at("flags").at(flag.key), "a flag") {
                 node.meta.flags.push((flag.key.to_string(), b));
             }
         }

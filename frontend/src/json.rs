@@ -23,7 +23,6 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::Arc;
 
 use little_diagnostics::{Code, Diagnostic, Related};
 
@@ -43,8 +42,11 @@ pub const MAX_DEPTH: usize = 512;
 pub struct JsonTree {
     nodes: Vec<Slot>,
     items: Vec<NodeIdx>,
-    members: Vec<Member>,
+    members: Vec<Entry>,
     strings: String,
+    /// Every distinct key of the document, once: drafts repeat a few dozen keys hundreds
+    /// of thousands of times, and a member names its key by index.
+    keys: Vec<Box<str>>,
 }
 
 /// One node: its span and its value, whose payload (`a`, `b`) is an offset and a length
@@ -90,18 +92,95 @@ pub enum JsonValue<'t> {
     String(&'t str),
     Array(&'t [NodeIdx]),
     /// Members in document order; keys are unique (later duplicates are dropped).
-    Object(&'t [Member]),
+    Object(Members<'t>),
 }
+
+/// One member of an object as the arena keeps it (16 bytes): its key is an index into
+/// the tree's key table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    key: u32,
+    key_span: Range<u32>,
+    value: NodeIdx,
+}
+
+/// The members of one object, in document order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Members<'t> {
+    entries: &'t [Entry],
+    keys: &'t [Box<str>],
+}
+
+impl<'t> IntoIterator for Members<'t> {
+    type Item = Member<'t>;
+    type IntoIter = MembersIter<'t>;
+
+    fn into_iter(self) -> MembersIter<'t> {
+        self.iter()
+    }
+}
+
+/// The members of an object, in document order.
+#[derive(Clone, Debug)]
+pub struct MembersIter<'t> {
+    entries: std::slice::Iter<'t, Entry>,
+    keys: &'t [Box<str>],
+}
+
+impl<'t> MembersIter<'t> {
+    fn member(&self, entry: &'t Entry) -> Member<'t> {
+        Member { key: &self.keys[entry.key as usize], key_span: entry.key_span.clone(), value: entry.value }
+    }
+}
+
+impl<'t> Iterator for MembersIter<'t> {
+    type Item = Member<'t>;
+
+    fn next(&mut self) -> Option<Member<'t>> {
+        let entry = self.entries.next()?;
+        Some(self.member(entry))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entries.size_hint()
+    }
+}
+
+impl<'t> DoubleEndedIterator for MembersIter<'t> {
+    fn next_back(&mut self) -> Option<Member<'t>> {
+        let entry = self.entries.next_back()?;
+        Some(self.member(entry))
+    }
+}
+
+impl ExactSizeIterator for MembersIter<'_> {}
 
 /// One member of an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Member {
-    /// Shared between equal keys of one document (drafts repeat a few dozen keys
-    /// hundreds of thousands of times).
-    pub key: Arc<str>,
+pub struct Member<'t> {
+    pub key: &'t str,
     /// The key's bytes, quotes included.
     pub key_span: Range<u32>,
     pub value: NodeIdx,
+}
+
+impl<'t> Members<'t> {
+    pub fn iter(&self) -> MembersIter<'t> {
+        MembersIter { entries: self.entries.iter(), keys: self.keys }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The member whose key is `key`.
+    pub fn get(&self, key: &str) -> Option<Member<'t>> {
+        self.iter().find(|m| m.key == key)
+    }
 }
 
 /// What [`parse`] returns: the tree, unless the text is not JSON, and the findings.
@@ -154,7 +233,7 @@ impl<'t> JsonValue<'t> {
         }
     }
 
-    pub fn as_object(&self) -> Option<&'t [Member]> {
+    pub fn as_object(&self) -> Option<Members<'t>> {
         match self {
             JsonValue::Object(members) => Some(*members),
             _ => None,
@@ -208,7 +287,7 @@ impl JsonTree {
             Tag::Number => JsonValue::Number(&self.strings[a..a + b]),
             Tag::String => JsonValue::String(&self.strings[a..a + b]),
             Tag::Array => JsonValue::Array(&self.items[a..a + b]),
-            Tag::Object => JsonValue::Object(&self.members[a..a + b]),
+            Tag::Object => JsonValue::Object(Members { entries: &self.members[a..a + b], keys: &self.keys }),
         }
     }
 
@@ -231,8 +310,8 @@ impl JsonTree {
 
     /// The member `key` of the object at `object`; `None` if there is no such member
     /// or the node is not an object.
-    pub fn get(&self, object: NodeIdx, key: &str) -> Option<&Member> {
-        self.value(object).as_object()?.iter().find(|member| &*member.key == key)
+    pub fn get(&self, object: NodeIdx, key: &str) -> Option<Member<'_>> {
+        self.value(object).as_object()?.get(key)
     }
 
     /// The type's name of the node at `i`, as messages spell it.
@@ -293,7 +372,7 @@ impl JsonTree {
         root: NodeIdx,
         mut leaf: impl FnMut(&JsonValue) -> V,
         mut array: impl FnMut(Vec<V>) -> V,
-        mut object: impl FnMut(&[Member], std::vec::Drain<'_, V>) -> V,
+        mut object: impl FnMut(Members<'_>, std::vec::Drain<'_, V>) -> V,
     ) -> V {
         enum Task {
             Visit(NodeIdx),
@@ -419,6 +498,7 @@ pub fn parse(text: &str) -> Parsed {
                 items: parser.items,
                 members: parser.object_members,
                 strings: parser.strings,
+                keys: parser.key_table,
             };
             Parsed { tree: Some(tree), diagnostics }
         }
@@ -471,14 +551,17 @@ struct Parser<'a> {
     nodes: Vec<Slot>,
     /// The tree's arenas (see [`JsonTree`]).
     items: Vec<NodeIdx>,
-    object_members: Vec<Member>,
+    object_members: Vec<Entry>,
     strings: String,
     frames: Vec<Frame>,
     children: Vec<NodeIdx>,
-    members: Vec<Member>,
+    members: Vec<Entry>,
     diagnostics: Vec<Diagnostic>,
-    /// Keys without escapes, shared: one allocation per distinct key.
-    keys: HashMap<&'a str, Arc<str>, BuildHasherDefault<Fnv>>,
+    /// The tree's key table, and the index of each key in it: equal keys have one index.
+    key_table: Vec<Box<str>>,
+    keys: HashMap<&'a str, u32, BuildHasherDefault<Fnv>>,
+    /// Keys written with escapes (rare), by their unescaped text.
+    escaped_keys: HashMap<Box<str>, u32>,
 }
 
 /// FNV-1a: keys are short, and this map is on the parser's hot path.
@@ -514,7 +597,9 @@ impl<'a> Parser<'a> {
             children: Vec::new(),
             members: Vec::new(),
             diagnostics: Vec::new(),
+            key_table: Vec::new(),
             keys: HashMap::default(),
+            escaped_keys: HashMap::new(),
         }
     }
 
@@ -692,25 +777,41 @@ impl<'a> Parser<'a> {
     /// Parses the key at `pos` (a `"`) and its `:`, and opens the member.
     fn member_key(&mut self) -> Result<(), Fault> {
         let start = self.pos;
-        let key = match self.string()? {
-            Cow::Borrowed(key) => self.keys.entry(key).or_insert_with(|| key.into()).clone(),
-            Cow::Owned(key) => key.into(),
-        };
+        let key = self.string()?;
+        let key = self.key_index(key);
         let key_span = start as u32..self.pos as u32;
         self.skip_ws();
         if self.peek() != Some(b':') {
             return Err(self.unexpected("`:` after an object key"));
         }
         self.pos += 1;
-        self.members.push(Member { key, key_span, value: self.next_idx() });
+        self.members.push(Entry { key, key_span, value: self.next_idx() });
         Ok(())
+    }
+
+    /// The index of `key` in the key table, added on first sight. Equal text, escaped or
+    /// not, is one index: duplicate keys are found by index.
+    fn key_index(&mut self, key: Cow<'a, str>) -> u32 {
+        if let Some(&index) = self.keys.get(&*key).or_else(|| self.escaped_keys.get(&*key)) {
+            if let Cow::Borrowed(key) = key {
+                self.keys.insert(key, index);
+            }
+            return index;
+        }
+        let index = u32::try_from(self.key_table.len()).expect("fewer keys than bytes");
+        self.key_table.push(Box::from(&*key));
+        match key {
+            Cow::Borrowed(key) => self.keys.insert(key, index),
+            Cow::Owned(key) => self.escaped_keys.insert(key.into_boxed_str(), index),
+        };
+        index
     }
 
     /// Closes the object on top of the stack, reporting and dropping duplicate keys.
     fn close_object(&mut self) {
         let frame = self.frames.last().expect("an open object");
         let (node, start) = (frame.node, frame.start);
-        let duplicates = find_duplicates(&self.members[start..]);
+        let duplicates = find_duplicates(&self.members[start..], &self.key_table);
         let at = self.object_members.len();
         if duplicates.is_empty() {
             self.object_members.extend(self.members.drain(start..));
@@ -723,7 +824,8 @@ impl<'a> Parser<'a> {
                 let first = &self.members[start + first];
                 let second = &self.members[start + dup];
                 let mut path = object_path.clone();
-                path_push_key(&mut path, &second.key);
+                let key = &self.key_table[second.key as usize];
+                path_push_key(&mut path, key);
                 let how = if seen_twice.contains(&first.key_span.start) {
                     "more than twice"
                 } else {
@@ -732,7 +834,7 @@ impl<'a> Parser<'a> {
                 };
                 let diagnostic = Diagnostic::new(
                     Code::ParseDuplicateKey,
-                    format!("key `{}` appears {how} in this object", snippet(&second.key, 60)),
+                    format!("key `{}` appears {how} in this object", snippet(key, 60)),
                 )
                 .with_span(Some(second.key_span.clone()))
                 .with_related(Related {
@@ -771,7 +873,7 @@ impl<'a> Parser<'a> {
         for (frame, &current) in self.frames[..depth].iter().zip(&current) {
             match frame.kind {
                 Kind::Array => path_push_index(&mut path, current),
-                Kind::Object => path_push_key(&mut path, &self.members[current].key),
+                Kind::Object => path_push_key(&mut path, &self.key_table[self.members[current].key as usize]),
             }
         }
         path
@@ -1156,7 +1258,7 @@ fn lone_surrogate(text: &str, at: usize) -> Fault {
 }
 
 /// Pairs `(first, later)` of member indices whose keys are equal, `later` ascending.
-fn find_duplicates(members: &[Member]) -> Vec<(usize, usize)> {
+fn find_duplicates(members: &[Entry], keys: &[Box<str>]) -> Vec<(usize, usize)> {
     let mut duplicates = Vec::new();
     if members.len() <= 16 {
         for later in 1..members.len() {
@@ -1166,7 +1268,8 @@ fn find_duplicates(members: &[Member]) -> Vec<(usize, usize)> {
         }
     } else {
         let mut order: Vec<u32> = (0..members.len() as u32).collect();
-        order.sort_by(|&a, &b| members[a as usize].key.cmp(&members[b as usize].key).then(a.cmp(&b)));
+        let key = |i: u32| &keys[members[i as usize].key as usize];
+        order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
         let mut run_first = order[0] as usize;
         for pair in order.windows(2) {
             let (prev, next) = (pair[0] as usize, pair[1] as usize);
@@ -1203,7 +1306,7 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
                 View::Array
             }
             JsonValue::Object(children) => {
-                members.extend(children.iter().map(|m| (&*m.key, at(m.value))));
+                members.extend(children.iter().map(|m| (m.key, at(m.value))));
                 View::Object
             }
         }
@@ -1216,5 +1319,11 @@ mod size {
     #[test]
     fn a_node_is_20_bytes() {
         assert_eq!(std::mem::size_of::<super::Slot>(), 20);
+    }
+
+    /// And a member is its key's index, its key's span and its value.
+    #[test]
+    fn a_member_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<super::Entry>(), 16);
     }
 }

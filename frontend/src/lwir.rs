@@ -182,7 +182,7 @@ pub fn lower_lwir(tree: &JsonTree) -> LoweredLwir {
 }
 
 /// `metadata`: the name (the definition id it binds to); version and description are text.
-fn read_metadata(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Option<String> {
+fn read_metadata(reader: &mut Reader<'_>, top: crate::json::Members<'_>) -> Option<String> {
     let root = Anchor::root();
     let Some(idx) = member(top, "metadata") else {
         reader.missing(&root, "the LWIR document", "metadata");
@@ -206,7 +206,7 @@ fn read_metadata(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Option
 }
 
 /// `input` or `output` of the workflow: `{ schema }`.
-fn read_io(reader: &mut Reader<'_>, top: &[crate::json::Member], key: &str) -> Option<SchemaDecl> {
+fn read_io(reader: &mut Reader<'_>, top: crate::json::Members<'_>, key: &str) -> Option<SchemaDecl> {
     let root = Anchor::root();
     let Some(idx) = member(top, key) else {
         reader.missing(&root, "the LWIR document", key);
@@ -221,7 +221,7 @@ fn read_io(reader: &mut Reader<'_>, top: &[crate::json::Member], key: &str) -> O
 /// The `schema` member of `members`: a required JSON object.
 fn read_schema(
     reader: &mut Reader<'_>,
-    members: &[crate::json::Member],
+    members: crate::json::Members<'_>,
     at: &Anchor,
     what: &str,
     hashed: bool,
@@ -236,7 +236,7 @@ fn read_schema(
     Some(SchemaDecl { value: tree.to_serde(idx), hash })
 }
 
-fn read_permissions(reader: &mut Reader<'_>, top: &[crate::json::Member]) -> Permissions {
+fn read_permissions(reader: &mut Reader<'_>, top: crate::json::Members<'_>) -> Permissions {
     let root = Anchor::root();
     let mut permissions = Permissions::default();
     let Some(idx) = member(top, "permissions") else {
@@ -347,7 +347,7 @@ fn empty_call(kind: &str) -> StepCall {
 }
 
 /// The kind-specific fields of `with` (SPEC §6).
-fn read_call(reader: &mut Reader<'_>, kind: &str, with: &[crate::json::Member], at: &Anchor) -> StepCall {
+fn read_call(reader: &mut Reader<'_>, kind: &str, with: crate::json::Members<'_>, at: &Anchor) -> StepCall {
     let required_string = |reader: &mut Reader<'_>, key: &str| -> Option<String> {
         match member(with, key) {
             None => {
@@ -398,7 +398,7 @@ fn read_files(reader: &mut Reader<'_>, idx: NodeIdx, at: &Anchor) -> Option<Vec<
     let members = reader.object(idx, at, "`with.files`")?;
     let mut files = Vec::with_capacity(members.len());
     for file in members {
-        let file_at = at.at(&*file.key);
+        let file_at = at.at(file.key);
         let what = format!("file `{}`", file.key);
         // A malformed file still has its name (the entrypoint may name it).
         let Some(fields) = reader.object(file.value, &file_at, &what) else {

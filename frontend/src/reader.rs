@@ -9,7 +9,7 @@ use std::fmt::Display;
 use little_diagnostics::{Code, suggest};
 
 use crate::anchor::{At, Finding};
-use crate::json::{JsonTree, JsonValue, Member, NodeIdx};
+use crate::json::{JsonTree, JsonValue, Members, NodeIdx};
 
 /// Which codes a reader reports with (drafts and LWIR have their own).
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +47,7 @@ impl<'t> Reader<'t> {
     }
 
     /// The members of an object, or a finding.
-    pub fn object<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<&'t [Member]> {
+    pub fn object<'a>(&mut self, idx: NodeIdx, at: impl Into<At<'a>>, what: impl Display) -> Option<Members<'t>> {
         match self.tree.value(idx) {
             JsonValue::Object(members) => Some(members),
             _ => {
@@ -142,7 +142,13 @@ impl<'t> Reader<'t> {
     }
 
     /// Reports every key of `members` that is not in `known` (with did-you-mean).
-    pub fn unknown_keys<'a>(&mut self, members: &[Member], at: impl Into<At<'a>>, what: impl Display, known: &[&str]) {
+    pub fn unknown_keys<'a>(
+        &mut self,
+        members: Members<'_>,
+        at: impl Into<At<'a>>,
+        what: impl Display,
+        known: &[&str],
+    ) {
         // A blocking unknown field (LWIR) is a fault to repair; a warning (drafts) is kept.
         let consequence = if self.codes.unknown_field.blocking() {
             "the format defines no such field"
@@ -153,15 +159,15 @@ impl<'t> Reader<'t> {
         let at = at.into();
         let top_level = at.is_root();
         for member in members {
-            if top_level && &*member.key == crate::schemas::SCHEMA_KEY {
+            if top_level && member.key == crate::schemas::SCHEMA_KEY {
                 continue;
             }
-            if !known.contains(&&*member.key) {
-                let help = suggest::did_you_mean(&member.key, known.iter().copied());
+            if !known.contains(&member.key) {
+                let help = suggest::did_you_mean(member.key, known.iter().copied());
                 self.findings.push(
                     Finding::new(
                         self.codes.unknown_field,
-                        at.anchor().at(&*member.key),
+                        at.anchor().at(member.key),
                         format!("unknown field `{}` in {what}; {consequence}", member.key),
                     )
                     .help(help),
@@ -177,6 +183,6 @@ impl<'t> Reader<'t> {
 }
 
 /// The value of `key` among `members`.
-pub fn member(members: &[Member], key: &str) -> Option<NodeIdx> {
-    members.iter().find(|m| &*m.key == key).map(|m| m.value)
+pub fn member(members: Members<'_>, key: &str) -> Option<NodeIdx> {
+    members.iter().find(|m| m.key == key).map(|m| m.value)
 }

@@ -3,7 +3,7 @@
 //! A snapshot with a fault is a tool failure, never "no snapshot" (docs/decisions.md).
 
 use crate::anchor::{Anchor, Finding};
-use crate::json::{JsonTree, Member};
+use crate::json::{JsonTree, Members};
 use crate::lwir::LWIR_CODES;
 use crate::reader::{Reader, member};
 
@@ -127,7 +127,7 @@ fn read_memory(reader: &mut Reader<'_>, idx: crate::json::NodeIdx) {
 }
 
 /// A required string member; empty when missing or of another type (reported).
-fn required_string(reader: &mut Reader<'_>, members: &[Member], at: &Anchor, what: &str, key: &str) -> String {
+fn required_string(reader: &mut Reader<'_>, members: Members<'_>, at: &Anchor, what: &str, key: &str) -> String {
     match member(members, key) {
         None => {
             reader.missing(at, what, key);

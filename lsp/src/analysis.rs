@@ -42,9 +42,9 @@ pub fn cursor_at(tree: &JsonTree, offset: u32) -> Cursor<'_> {
         let next = match tree.value(current) {
             JsonValue::Object(members) => members.iter().find_map(|m| {
                 if contains(&m.key_span, offset) {
-                    Some((Part::Key(&m.key), m.value, true))
+                    Some((Part::Key(m.key), m.value, true))
                 } else {
-                    contains(&tree.span(m.value), offset).then_some((Part::Key(&m.key), m.value, false))
+                    contains(&tree.span(m.value), offset).then_some((Part::Key(m.key), m.value, false))
                 }
             }),
             JsonValue::Array(items) => items

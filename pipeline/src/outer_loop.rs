@@ -110,12 +110,12 @@ impl Checker<'_> {
         };
         let mut found = Vec::new();
         for member in members {
-            if !allowed.contains(&&*member.key) {
-                let hint = little_diagnostics::suggest::did_you_mean(&member.key, allowed.iter().copied())
+            if !allowed.contains(&member.key) {
+                let hint = little_diagnostics::suggest::did_you_mean(member.key, allowed.iter().copied())
                     .map(|h| format!("; {h}"))
                     .unwrap_or_default();
                 return Err(self.error(
-                    &anchor.at(&*member.key),
+                    &anchor.at(member.key),
                     format!("unknown key `{}` in {what}{hint} (the file is {SHAPE})", member.key),
                 ));
             }
