@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
 use little_diagnostics::{Code, Diagnostic, Related};
 
@@ -35,14 +36,17 @@ pub const MAX_DEPTH: usize = 512;
 /// A parsed JSON document: a flat arena of nodes whose root is index 0.
 ///
 /// Compact, because a draft's tree is kept for as long as the draft is open: a node is
-/// 20 bytes; strings and number lexemes live in one text arena; the items of every
-/// array and the members of every object live in two shared vectors, each container's
-/// run contiguous. A million-node draft is a few allocations, not millions.
+/// 20 bytes; a string without escapes and a number are read from the document's text
+/// (which the tree shares), other strings from one arena; the items of every array and
+/// the members of every object live in two shared vectors, each container's run
+/// contiguous. A million-node draft is a few allocations, not millions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonTree {
+    text: Arc<str>,
     nodes: Vec<Slot>,
     items: Vec<NodeIdx>,
     members: Vec<Entry>,
+    /// Strings written with escapes, unescaped.
     strings: String,
     /// Every distinct key of the document, once: drafts repeat a few dozen keys hundreds
     /// of thousands of times, and a member names its key by index.
@@ -65,9 +69,11 @@ enum Tag {
     Null,
     False,
     True,
-    /// The lexeme is `strings[a..a + b]`.
+    /// The lexeme is the span's text.
     Number,
-    /// The unescaped text is `strings[a..a + b]`.
+    /// A string without escapes: its text is the span's, quotes excluded.
+    RawString,
+    /// A string with escapes: the unescaped text is `strings[a..a + b]`.
     String,
     /// The items are `items[a..a + b]`.
     Array,
@@ -284,7 +290,8 @@ impl JsonTree {
             Tag::Null => JsonValue::Null,
             Tag::False => JsonValue::Bool(false),
             Tag::True => JsonValue::Bool(true),
-            Tag::Number => JsonValue::Number(&self.strings[a..a + b]),
+            Tag::Number => JsonValue::Number(&self.text[slot.start as usize..slot.end as usize]),
+            Tag::RawString => JsonValue::String(&self.text[slot.start as usize + 1..slot.end as usize - 1]),
             Tag::String => JsonValue::String(&self.strings[a..a + b]),
             Tag::Array => JsonValue::Array(&self.items[a..a + b]),
             Tag::Object => JsonValue::Object(Members { entries: &self.members[a..a + b], keys: &self.keys }),
@@ -479,13 +486,18 @@ pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Diagnostic> {
 
 /// Parses `text` as one JSON document.
 pub fn parse(text: &str) -> Parsed {
+    parse_shared(Arc::from(text))
+}
+
+/// Parses `text` as one JSON document; the tree shares the text rather than copying it.
+pub fn parse_shared(text: Arc<str>) -> Parsed {
     if u32::try_from(text.len()).is_err() {
         let diagnostic =
             Diagnostic::new(Code::ParseInvalidJson, "the file is larger than 4 GiB, the most little reads")
                 .with_span(Some(0..0));
         return Parsed { tree: None, diagnostics: vec![diagnostic] };
     }
-    let mut parser = Parser::new(text);
+    let mut parser = Parser::new(&text);
     match parser.run() {
         Ok(()) => {
             let mut diagnostics = parser.diagnostics;
@@ -494,6 +506,7 @@ pub fn parse(text: &str) -> Parsed {
             // (The arenas keep the spare capacity they grew by: it is never written, so it
             // is not resident, and shrinking them cost a copy for no smaller peak.)
             let tree = JsonTree {
+                text: text.clone(),
                 nodes: parser.nodes,
                 items: parser.items,
                 members: parser.object_members,
@@ -644,12 +657,14 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                 }
-                b'"' => {
-                    let s = self.string()?;
-                    let at = self.strings.len();
-                    self.strings.push_str(&s);
-                    self.leaf(start, Tag::String, at, s.len());
-                }
+                b'"' => match self.string()? {
+                    Cow::Borrowed(_) => self.leaf(start, Tag::RawString, 0, 0),
+                    Cow::Owned(s) => {
+                        let at = self.strings.len();
+                        self.strings.push_str(&s);
+                        self.leaf(start, Tag::String, at, s.len());
+                    }
+                },
                 b'-' | b'0'..=b'9' => self.number()?,
                 b't' if self.literal("true") => self.leaf(start, Tag::True, 0, 0),
                 b'f' if self.literal("false") => self.leaf(start, Tag::False, 0, 0),
@@ -1091,9 +1106,7 @@ impl<'a> Parser<'a> {
                 self.diagnostics.push(diagnostic);
             }
         }
-        let at = self.strings.len();
-        self.strings.push_str(lexeme);
-        self.leaf(start, Tag::Number, at, lexeme.len());
+        self.leaf(start, Tag::Number, 0, 0);
         Ok(())
     }
 

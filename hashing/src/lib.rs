@@ -154,22 +154,30 @@ pub struct HashSink {
 const HASH_BUFFER: usize = 8192;
 
 impl Sink for HashSink {
-    // Inlined: most pieces are a quote, a comma or a short name.
-    #[inline]
+    // Most pieces are a quote, a comma or a short name: appending them is inlined; only
+    // a full buffer calls into SHA-256 (which, inlined here, made `put` too large to inline).
+    #[inline(always)]
     fn put(&mut self, text: &str) {
-        if self.buffer.len() + text.len() > HASH_BUFFER {
-            sha2::Digest::update(&mut self.digest, &self.buffer);
-            self.buffer.clear();
+        if self.buffer.len() + text.len() <= HASH_BUFFER {
+            self.buffer.extend_from_slice(text.as_bytes());
+        } else {
+            self.flush_and_put(text);
         }
+    }
+}
+
+impl HashSink {
+    #[inline(never)]
+    fn flush_and_put(&mut self, text: &str) {
+        sha2::Digest::update(&mut self.digest, &self.buffer);
+        self.buffer.clear();
         if text.len() > HASH_BUFFER {
             sha2::Digest::update(&mut self.digest, text.as_bytes());
         } else {
             self.buffer.extend_from_slice(text.as_bytes());
         }
     }
-}
 
-impl HashSink {
     /// `sha256:<64 hex>` of everything put so far.
     pub fn identity(mut self) -> String {
         sha2::Digest::update(&mut self.digest, &self.buffer);

@@ -27,7 +27,7 @@ pub struct ParsedFile {
 
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
-    let parsed = json::parse(file.text(db));
+    let parsed = json::parse_shared(file.text(db).clone());
     ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
 }
 
