@@ -7,6 +7,7 @@ use little_ir::draft::{
     AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
     RetrySettings,
 };
+use little_ir::ids::IdTable;
 use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
@@ -139,13 +140,11 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                let mut seen = occurrences(items.len());
+                let mut seen = IdTable::with_capacity(items.len());
                 for (i, &item) in items.iter().enumerate() {
                     let first_finding = reader.findings.len();
                     if let Some(mut node) = read_node(&mut reader, item, i) {
-                        let nth = seen.entry(id_of(tree, item)).or_insert(0u32);
-                        node.nth = *nth;
-                        *nth += 1;
+                        node.nth = seen.count(id_of(tree, item), i as u32, |at| id_of(tree, items[at as usize]));
                         patch_nth(&mut reader.findings[first_finding..], node.nth);
                         draft.nodes.push(node);
                     }
@@ -157,13 +156,11 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
-        let mut seen = occurrences(items.len());
+        let mut seen = IdTable::with_capacity(items.len());
         for (i, &item) in items.iter().enumerate() {
             let first_finding = reader.findings.len();
             if let Some(mut edge) = read_edge(&mut reader, item, i) {
-                let nth = seen.entry(id_of(tree, item)).or_insert(0u32);
-                edge.nth = *nth;
-                *nth += 1;
+                edge.nth = seen.count(id_of(tree, item), i as u32, |at| id_of(tree, items[at as usize]));
                 patch_nth(&mut reader.findings[first_finding..], edge.nth);
                 draft.edges.push(edge);
             }
@@ -349,11 +346,6 @@ pub fn config_value(config: &Config) -> serde_json::Value {
         let tree = crate::json::parse(config.text()).tree.expect("canonical JSON parses");
         tree.to_serde(tree.root())
     })
-}
-
-/// How often each id was seen so far, keyed by the id's text in the tree.
-fn occurrences<'t>(capacity: usize) -> rustc_hash::FxHashMap<&'t str, u32> {
-    rustc_hash::FxHashMap::with_capacity_and_hasher(capacity, Default::default())
 }
 
 /// The `id` of an element that was read successfully (so it has a string id).

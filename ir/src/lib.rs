@@ -13,6 +13,7 @@ pub type Name = compact_str::CompactString;
 
 pub mod catalog;
 pub mod draft;
+pub mod ids;
 pub mod topology;
 
 /// How a family behaves at run time (the catalog's `kind`).

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::{Anchor, Finding};
 use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
+use little_ir::ids::IdTable;
 use little_ir::{EdgeKind, Name, NodeKind};
 use rustc_hash::FxHashMap;
 
@@ -153,9 +153,6 @@ impl GraphEdge {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ResolvedGraph {
     pub nodes: Vec<GraphNode>,
-    /// First occurrence of each node id.
-    /// (Fx-hashed: ids are short, and this map holds every node of the draft.)
-    pub index: IndexMap<Name, u32, rustc_hash::FxBuildHasher>,
     pub edges: Vec<GraphEdge>,
     /// Forward and branch connections between existing, non-visual nodes as the author
     /// meant them, faulty ports included: reachability follows intent, so one bad port
@@ -193,7 +190,6 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
     let mut families: FxHashMap<FamilyName<'_>, Option<Arc<Family>>> = FxHashMap::default();
-    graph.index.reserve(draft.nodes.len());
     graph.nodes.reserve(draft.nodes.len());
     for &node in &draft.nodes {
         let id = node.id(db).clone();
@@ -205,7 +201,6 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
             graph.unresolved_families = true;
         }
         let contracts = node.contracts(db).valid().cloned().map(Box::new);
-        let position = graph.nodes.len() as u32;
         if nth > 0 {
             graph.findings.push(
                 Finding::new(
@@ -216,8 +211,6 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
                 .node(&id)
                 .related("first used here", Anchor::node(&id, 0).at("id")),
             );
-        } else {
-            graph.index.insert(id.clone(), position);
         }
         if family.as_ref().is_some_and(|f| !f.visual_only) && contracts.is_some() {
             graph.contract_mode = true;
@@ -226,6 +219,11 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     }
     if draft.nodes_unreadable {
         return graph;
+    }
+    // Where each id first appears: edges name their nodes by id.
+    let mut index = IdTable::with_capacity(graph.nodes.len());
+    for (position, node) in graph.nodes.iter().enumerate().filter(|(_, n)| n.nth == 0) {
+        index.count(&node.id, position as u32, |at| &graph.nodes[at as usize].id);
     }
     for entry in &draft.edges {
         let decl = &entry.decl;
@@ -245,7 +243,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         if entry.invalid {
             continue;
         }
-        if let Some(edge) = resolve_edge(&mut graph, &decl.id, entry.nth, &at, from, to, decl) {
+        if let Some(edge) = resolve_edge(&mut graph, &index, &decl.id, entry.nth, &at, from, to, decl) {
             graph.edges.push(edge);
         }
     }
@@ -255,8 +253,10 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
 }
 
 /// Resolves one edge, or reports its first fault and returns `None`.
+#[allow(clippy::too_many_arguments)]
 fn resolve_edge(
     graph: &mut ResolvedGraph,
+    index: &IdTable,
     id: &str,
     nth: u32,
     at: &Anchor,
@@ -264,11 +264,12 @@ fn resolve_edge(
     to: &Endpoint,
     decl: &little_ir::draft::EdgeDecl,
 ) -> Option<GraphEdge> {
-    let lookup = |name: &str| graph.index.get(name).copied();
+    let lookup = |name: &str| index.first(name, |at| &graph.nodes[at as usize].id);
     let (from_index, to_index) = (lookup(&from.node), lookup(&to.node));
     if from_index.is_none() || to_index.is_none() {
         let (side, missing) = if from_index.is_none() { ("from", &from.node) } else { ("to", &to.node) };
-        let help = suggest::did_you_mean(missing, graph.index.keys().map(Name::as_str));
+        let ids = graph.nodes.iter().filter(|n| n.nth == 0).map(|n| n.id.as_str());
+        let help = suggest::did_you_mean(missing, ids);
         let both = from_index.is_none() && to_index.is_none();
         let message = if both {
             format!("edge `{id}` connects `{}` to `{}`, and neither node exists", from.node, to.node)
