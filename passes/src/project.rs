@@ -115,7 +115,7 @@ fn executable_edges(graph: &ResolvedGraph) -> Vec<&GraphEdge> {
 /// something blocks; `None` when the draft lacks its identity.
 #[salsa::tracked(returns(ref))]
 pub fn compiled_topology(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Option<Arc<Topology>> {
-    let draft = draft_ir(db, file).as_ref()?;
+    let draft = draft_ir(db, workspace, file).as_ref()?;
     let graph = resolved_graph(db, workspace, file);
     let authored = authored_graph_hash(db, file).clone()?;
     build_topology(db, draft, graph, authored).map(Arc::new)

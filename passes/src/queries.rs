@@ -39,9 +39,13 @@ pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Resul
 
 /// One authored node. Its id and occurrence count are its identity, so salsa matches
 /// it across edits however the nodes array is reordered; each group of fields is
-/// tracked on its own.
+/// tracked on its own. The workspace it is checked against is part of its identity too,
+/// so that the node layers are queries of the node alone: a query of two keys interns
+/// the pair, one more table entry per node.
 #[salsa::tracked(debug)]
 pub struct Node<'db> {
+    #[returns(copy)]
+    pub workspace: Workspace,
     #[returns(ref)]
     pub id: Name,
     #[returns(copy)]
@@ -78,9 +82,10 @@ pub struct DraftIr<'db> {
     pub findings: Vec<Finding>,
 }
 
-/// The lowered draft; `None` when the file is not a readable draft.
+/// The lowered draft, its nodes to be checked against `workspace`; `None` when the file
+/// is not a readable draft.
 #[salsa::tracked(returns(ref))]
-pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_>> {
+pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Option<DraftIr<'_>> {
     if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
         return None;
     }
@@ -95,7 +100,7 @@ pub fn draft_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<DraftIr<'_
             let family = n
                 .family
                 .map(|name| *interned.entry(name).or_insert_with_key(|name| FamilyName::new(db, name.as_str())));
-            Node::new(db, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
+            Node::new(db, workspace, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
         })
         .collect();
     Some(DraftIr {
@@ -180,7 +185,7 @@ pub fn family<'db>(db: &'db dyn salsa::Database, catalog: SourceFile, name: Fami
     catalog_of(db, catalog).value.family(name.text(db)).cloned().map(Arc::new)
 }
 
-/// The family of a node in a workspace, if the node names one the catalog has.
-pub fn family_of<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Option<&'db Arc<Family>> {
-    family(db, workspace.catalog(db), node.family(db)?).as_ref()
+/// The family of a node, if the node names one its workspace's catalog has.
+pub fn family_of<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Option<&'db Arc<Family>> {
+    family(db, node.workspace(db).catalog(db), node.family(db)?).as_ref()
 }

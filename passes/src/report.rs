@@ -40,7 +40,7 @@ fn agent_ids(graph: &crate::checks::resolve::ResolvedGraph) -> Vec<&str> {
 #[salsa::tracked(returns(ref))]
 pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let Some(draft) = draft_ir(db, file) else { return findings };
+    let Some(draft) = draft_ir(db, workspace, file) else { return findings };
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
     let findings = &mut findings;
@@ -49,7 +49,7 @@ pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     findings.extend(catalog_version::check(&draft.header, &catalog.version));
     let has_context = context.is_some();
     for &node in &draft.nodes {
-        for layer in node_findings(db, workspace, node, has_context) {
+        for layer in node_findings(db, node, has_context) {
             findings.extend(layer.iter().cloned());
         }
     }
@@ -87,7 +87,7 @@ pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
 pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> DraftOutcome {
     let findings = draft_findings(db, workspace, file).clone();
     let mut outcome = DraftOutcome { findings, candidate: None };
-    let Some(draft) = draft_ir(db, file) else { return outcome };
+    let Some(draft) = draft_ir(db, workspace, file) else { return outcome };
     if outcome.findings.iter().any(|f| f.diagnostic.blocking()) {
         return outcome;
     }

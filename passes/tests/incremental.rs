@@ -62,7 +62,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
     }
     // The edit is real: the topology hash moved.
     assert_ne!(before.draft_candidate().unwrap().topology_hash, after.draft_candidate().unwrap().topology_hash);
-    assert_eq!(draft_ir(&db, file).as_ref().unwrap().nodes[1 + 500].id(&db), "n0500");
+    assert_eq!(draft_ir(&db, workspace, file).as_ref().unwrap().nodes[1 + 500].id(&db), "n0500");
 }
 
 #[test]

@@ -18,7 +18,7 @@ use super::resolve::{GraphEdge, resolved_graph};
 #[salsa::tracked(returns(ref))]
 pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
-    let Some(draft) = draft_ir(db, file) else { return Vec::new() };
+    let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
     let mut findings = Vec::new();
     // Branch edges by router, and every (router id, label) an authored edge carries — even
     // an edge that failed to resolve handles its label: that edge has its own diagnostic.
@@ -36,7 +36,7 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
             continue;
         }
         let declaration = draft.nodes[index];
-        let faulty = &check_node(db, workspace, declaration).faulty_config;
+        let faulty = &check_node(db, declaration).faulty_config;
         if faulty.iter().any(|p| p.is_empty() || p.starts_with("/branches")) {
             continue; // the schema already reported the branches
         }

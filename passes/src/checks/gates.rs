@@ -16,7 +16,7 @@ use super::upstream::{ancestors, ancestry_unknown, predecessors};
 #[salsa::tracked(returns(ref))]
 pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
-    let Some(draft) = draft_ir(db, file) else { return Vec::new() };
+    let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
     let mut findings = Vec::new();
     let mut predecessor_lists = None;
     for (index, node) in graph.nodes.iter().enumerate() {
@@ -24,7 +24,7 @@ pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
             continue;
         }
         let declaration = draft.nodes[index];
-        let faulty = &check_node(db, workspace, declaration).faulty_config;
+        let faulty = &check_node(db, declaration).faulty_config;
         if faulty.iter().any(|p| p.is_empty() || p.starts_with("/evidence")) {
             continue;
         }

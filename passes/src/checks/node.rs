@@ -6,7 +6,6 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_frontend::draft::config_value;
 use little_ir::NodeKind;
 
-use crate::db::Workspace;
 use crate::queries::{Node, binding_rows, catalog_of, context, family_of};
 
 use super::{agents, config, family, packages, schedule, suppressions, tenant};
@@ -35,13 +34,14 @@ pub struct Layers {
 /// and its config against the family's schema. The faulty config fields it finds are
 /// what the later node passes skip.
 #[salsa::tracked(returns(ref))]
-pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> NodeReport {
+pub fn check_node<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> NodeReport {
+    let workspace = node.workspace(db);
     let id = node.id(db).as_str();
     let at = Anchor::node(id, node.nth(db));
     let mut report =
         NodeReport { findings: suppressions::check(id, &at, &node.meta(db).suppress), ..Default::default() };
     let Some(name) = node.family(db) else { return report };
-    let Some(resolved) = family_of(db, workspace, node) else {
+    let Some(resolved) = family_of(db, node) else {
         let catalog = &catalog_of(db, workspace.catalog(db)).value;
         report.findings.push(family::unknown(id, &at, name.text(db), catalog));
         return report;
@@ -65,33 +65,37 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node:
 
 /// The tenant layer of one node (runs only with a context).
 #[salsa::tracked(returns(ref))]
-pub fn tenant_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<Finding> {
-    let (Some(context), Some(family)) = (context(db, workspace), family_of(db, workspace, node)) else {
+pub fn tenant_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
+    let workspace = node.workspace(db);
+    let (Some(context), Some(family)) = (context(db, workspace), family_of(db, node)) else {
         return Vec::new();
     };
-    let faulty = &check_node(db, workspace, node).faulty_config;
+    let faulty = &check_node(db, node).faulty_config;
     let config = node.config(db).as_ref().map(config_value);
     tenant::check(node.id(db), &anchor(db, node), family, config.as_ref(), faulty, context)
 }
 
 /// The schedule layer of one schedule trigger.
 #[salsa::tracked(returns(ref))]
-pub fn schedule_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<Finding> {
+pub fn schedule_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
+    let workspace = node.workspace(db);
     let Some(config) = node.config(db).as_ref().map(config_value) else { return Vec::new() };
-    let faulty = &check_node(db, workspace, node).faulty_config;
+    let faulty = &check_node(db, node).faulty_config;
     let policy = context(db, workspace).and_then(|c| c.min_interval_minutes);
     schedule::check(node.id(db), &anchor(db, node), &config, faulty, policy)
 }
 
 /// The package layer of one node that binds packages.
 #[salsa::tracked(returns(ref))]
-pub fn package_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<Finding> {
+pub fn package_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
+    let workspace = node.workspace(db);
     packages::check(node.id(db), &anchor(db, node), &node.bindings(db).packages, context(db, workspace))
 }
 
 /// The agent-binding layer of one agent node.
 #[salsa::tracked(returns(ref))]
-pub fn agent_findings<'db>(db: &'db dyn salsa::Database, workspace: Workspace, node: Node<'db>) -> Vec<Finding> {
+pub fn agent_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
+    let workspace = node.workspace(db);
     agents::check(node.id(db), &anchor(db, node), &node.bindings(db).agent, binding_rows(db, workspace))
 }
 
@@ -102,26 +106,21 @@ fn anchor(db: &dyn salsa::Database, node: Node<'_>) -> Anchor {
 /// Every node pass that applies to `node`, each a memoized query of its own: a node
 /// pays only for the layers its kind and the workspace call for. `has_context` is read
 /// once per file by the caller.
-pub fn node_findings<'db>(
-    db: &'db dyn salsa::Database,
-    workspace: Workspace,
-    node: Node<'db>,
-    has_context: bool,
-) -> Vec<&'db [Finding]> {
-    let report = check_node(db, workspace, node);
+pub fn node_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>, has_context: bool) -> Vec<&'db [Finding]> {
+    let report = check_node(db, node);
     let mut layers = vec![report.findings.as_slice()];
     let applies = report.layers;
     if applies.tenant && has_context {
-        layers.push(tenant_findings(db, workspace, node));
+        layers.push(tenant_findings(db, node));
     }
     if applies.schedule {
-        layers.push(schedule_findings(db, workspace, node));
+        layers.push(schedule_findings(db, node));
     }
     if applies.packages {
-        layers.push(package_findings(db, workspace, node));
+        layers.push(package_findings(db, node));
     }
     if applies.agent {
-        layers.push(agent_findings(db, workspace, node));
+        layers.push(agent_findings(db, node));
     }
     layers
 }

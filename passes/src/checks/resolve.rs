@@ -185,7 +185,7 @@ impl ResolvedGraph {
 #[salsa::tracked(returns(ref))]
 pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
     let mut graph = ResolvedGraph::default();
-    let Some(draft) = draft_ir(db, file) else { return graph };
+    let Some(draft) = draft_ir(db, workspace, file) else { return graph };
     // Each distinct family is looked up once: a draft has a dozen families and up to
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
