@@ -14,33 +14,46 @@ use hashbrown::hash_table::Entry as TableEntry;
 #[derive(Clone, Copy)]
 struct Entry {
     first: u32,
-    count: u32,
+    /// More bits of the id's hash than the table's own 7-bit tag: an id is read back
+    /// through `id_at` (a cache miss at a million ids) only when these agree too.
+    fingerprint: u32,
 }
 
 /// Ids recorded by position; the caller keeps the ids (`id_at` reads the id at a position).
 pub struct IdTable {
     table: hashbrown::HashTable<Entry>,
+    /// How many times each repeated id was recorded, by its first position (ids are
+    /// nearly always unique, so this stays empty).
+    repeats: rustc_hash::FxHashMap<u32, u32>,
 }
 
 fn hash(id: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
+fn fingerprint(hash: u64) -> u32 {
+    (hash >> 16) as u32
+}
+
 impl IdTable {
     pub fn with_capacity(capacity: usize) -> Self {
-        IdTable { table: hashbrown::HashTable::with_capacity(capacity) }
+        IdTable { table: hashbrown::HashTable::with_capacity(capacity), repeats: Default::default() }
     }
 
     /// Records the id at `position` and returns how many earlier records had the same id.
     pub fn count<'a>(&mut self, id: &str, position: u32, id_at: impl Fn(u32) -> &'a str) -> u32 {
-        match self.table.entry(hash(id), |e| id_at(e.first) == id, |e| hash(id_at(e.first))) {
-            TableEntry::Occupied(mut occupied) => {
-                let before = occupied.get().count;
-                occupied.get_mut().count += 1;
-                before
+        let hash = hash(id);
+        let fp = fingerprint(hash);
+        let same = |e: &Entry| e.fingerprint == fp && id_at(e.first) == id;
+        let rehash = |e: &Entry| self::hash(id_at(e.first));
+        match self.table.entry(hash, same, rehash) {
+            TableEntry::Occupied(occupied) => {
+                let repeats = self.repeats.entry(occupied.get().first).or_insert(0);
+                *repeats += 1;
+                *repeats
             }
             TableEntry::Vacant(vacant) => {
-                vacant.insert(Entry { first: position, count: 1 });
+                vacant.insert(Entry { first: position, fingerprint: fp });
                 0
             }
         }
@@ -48,7 +61,9 @@ impl IdTable {
 
     /// The position of the first record of `id`.
     pub fn first<'a>(&self, id: &str, id_at: impl Fn(u32) -> &'a str) -> Option<u32> {
-        self.table.find(hash(id), |e| id_at(e.first) == id).map(|e| e.first)
+        let hash = hash(id);
+        let fp = fingerprint(hash);
+        self.table.find(hash, |e| e.fingerprint == fp && id_at(e.first) == id).map(|e| e.first)
     }
 }
 
