@@ -74,6 +74,15 @@ impl Anchor {
         Anchor { owner: Owner::Step { id: id.into(), nth }, pointer: Pointer::new() }
     }
 
+    /// Element `index` of the root array `array` (`$.nodes[3]`), built without the copies
+    /// that chaining [`Anchor::at`] makes: lowering makes one per node and edge.
+    pub fn element(array: &str, index: usize) -> Anchor {
+        let mut pointer = Pointer::new();
+        pointer.push(Seg::from(array));
+        pointer.push(Seg::from(index));
+        Anchor { owner: Owner::Root, pointer }
+    }
+
     /// This anchor extended by one segment.
     pub fn at(&self, seg: impl Into<Seg>) -> Anchor {
         let mut pointer = self.pointer.clone();

@@ -140,6 +140,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
+                draft.nodes.reserve_exact(items.len());
                 let mut seen = IdTable::with_capacity(items.len());
                 for (i, &item) in items.iter().enumerate() {
                     let first_finding = reader.findings.len();
@@ -156,6 +157,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
+        draft.edges.reserve_exact(items.len());
         let mut seen = IdTable::with_capacity(items.len());
         for (i, &item) in items.iter().enumerate() {
             let first_finding = reader.findings.len();
@@ -251,7 +253,7 @@ fn read_header(reader: &mut Reader<'_>, top: crate::json::Members<'_>) -> Header
 }
 
 fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<NodeDecl> {
-    let positional = Anchor::root().at("nodes").at(index);
+    let positional = Anchor::element("nodes", index);
     let members = reader.object(idx, &positional, "a node")?;
     let Some(id_idx) = member(members, "id") else {
         reader.missing(&positional, "this node", "id");
@@ -530,7 +532,7 @@ impl std::fmt::Display for EdgeName<'_> {
 }
 
 fn read_edge(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<EdgeEntry> {
-    let base = Anchor::root().at("edges").at(index);
+    let base = Anchor::element("edges", index);
     let members = reader.object(idx, &base, "an edge")?;
     let Some(id_idx) = member(members, "id") else {
         reader.missing(&base, "this edge", "id");

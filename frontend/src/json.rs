@@ -807,7 +807,10 @@ impl<'a> Parser<'a> {
     /// The index of `key` in the key table, added on first sight. Equal text, escaped or
     /// not, is one index: duplicate keys are found by index.
     fn key_index(&mut self, key: Cow<'a, str>) -> u32 {
-        if let Some(&index) = self.keys.get(&*key).or_else(|| self.escaped_keys.get(&*key)) {
+        if let Some(&index) = self.keys.get(&*key) {
+            return index;
+        }
+        if let Some(&index) = self.escaped_keys.get(&*key) {
             if let Cow::Borrowed(key) = key {
                 self.keys.insert(key, index);
             }
