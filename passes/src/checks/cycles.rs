@@ -14,6 +14,7 @@ use petgraph::graph::DiGraph;
 
 use crate::db::{SourceFile, Workspace};
 
+use super::adjacency::Adjacency;
 use super::resolve::resolved_graph;
 
 /// A directed graph of named nodes and named edges (drafts and LWIR both lower to it).
@@ -54,14 +55,11 @@ pub fn witnesses(graph: &CycleGraph<'_>) -> Vec<Witness> {
     }
     starts.sort_by_key(|&n| graph.nodes[n as usize]);
     // Outgoing edges of every node, sorted by edge id.
-    let mut outgoing: Vec<Vec<(u32, &str)>> = vec![Vec::new(); graph.nodes.len()];
-    for &(from, to, id) in &graph.edges {
-        outgoing[from as usize].push((to, id));
-    }
+    let mut outgoing = Adjacency::new(graph.nodes.len(), graph.edges.iter().map(|&(from, to, id)| (from, (to, id))));
     // Ties of edge id (LWIR needs have none) go to the smaller target id, so a witness
     // never depends on the authored order.
-    for list in &mut outgoing {
-        list.sort_by(|a, b| {
+    for node in 0..graph.nodes.len() as u32 {
+        outgoing.of_mut(node).sort_by(|a, b| {
             a.1.cmp(b.1).then_with(|| graph.nodes[a.0 as usize].cmp(graph.nodes[b.0 as usize])).then(a.0.cmp(&b.0))
         });
     }
@@ -70,7 +68,7 @@ pub fn witnesses(graph: &CycleGraph<'_>) -> Vec<Witness> {
 
 fn shortest_cycle(
     graph: &CycleGraph<'_>,
-    outgoing: &[Vec<(u32, &str)>],
+    outgoing: &Adjacency<(u32, &str)>,
     component_of: &[usize],
     start: u32,
 ) -> Witness {
@@ -82,7 +80,7 @@ fn shortest_cycle(
     visited[start as usize] = true;
     let mut closing = None;
     'search: while let Some(node) = queue.pop_front() {
-        for (slot, &(next, _)) in outgoing[node as usize].iter().enumerate() {
+        for (slot, &(next, _)) in outgoing.of(node).iter().enumerate() {
             if component_of[next as usize] != component {
                 continue;
             }
@@ -98,11 +96,11 @@ fn shortest_cycle(
         }
     }
     let (mut node, slot) = closing.expect("a node of a cycle reaches itself");
-    let mut edges = vec![outgoing[node as usize][slot].1];
+    let mut edges = vec![outgoing.of(node)[slot].1];
     let mut nodes = vec![node];
     while node != start {
         let (previous, slot) = parent[node as usize].expect("on the path");
-        edges.push(outgoing[previous as usize][slot].1);
+        edges.push(outgoing.of(previous)[slot].1);
         nodes.push(previous);
         node = previous;
     }

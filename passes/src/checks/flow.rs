@@ -6,6 +6,7 @@ use little_frontend::anchor::{Anchor, Finding};
 
 use crate::db::{SourceFile, Workspace};
 
+use super::adjacency::Adjacency;
 use super::resolve::resolved_graph;
 
 #[salsa::tracked(returns(ref))]
@@ -13,10 +14,7 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
     let graph = resolved_graph(db, workspace, file);
     let mut findings = Vec::new();
     let count = graph.nodes.len();
-    let mut successors: Vec<Vec<u32>> = vec![Vec::new(); count];
-    for &(from, to) in &graph.intents {
-        successors[from as usize].push(to);
-    }
+    let successors = Adjacency::new(count, graph.intents.iter().copied());
     let triggers: Vec<u32> =
         (0..count as u32).filter(|&i| graph.node(i).is_trigger() && graph.node(i).nth == 0).collect();
     if triggers.is_empty() {
@@ -31,7 +29,7 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         return findings;
     }
     for &trigger in &triggers {
-        if successors[trigger as usize].is_empty() {
+        if successors.of(trigger).is_empty() {
             let node = graph.node(trigger);
             findings.push(
                 Finding::new(
@@ -51,7 +49,7 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         reached[start as usize] = true;
     }
     while let Some(node) = stack.pop() {
-        for &next in &successors[node as usize] {
+        for &next in successors.of(node) {
             if !reached[next as usize] {
                 reached[next as usize] = true;
                 stack.push(next);

@@ -2,6 +2,7 @@
 //! gathers them into one tracked query per node); graph checks read the resolved graph
 //! (`resolve.rs`) and each is its own tracked query.
 
+pub mod adjacency;
 pub mod agents;
 pub mod branches;
 pub mod catalog_version;

@@ -1,25 +1,22 @@
 //! Ancestors over forward and branch edges, as the author wired them (`intents`).
 //! Iterative: no recursion on the depth of a draft.
 
+use super::adjacency::Adjacency;
 use super::resolve::ResolvedGraph;
 
 /// Predecessor lists of every node.
-pub fn predecessors(graph: &ResolvedGraph) -> Vec<Vec<u32>> {
-    let mut predecessors = vec![Vec::new(); graph.nodes.len()];
-    for &(from, to) in &graph.intents {
-        predecessors[to as usize].push(from);
-    }
-    predecessors
+pub fn predecessors(graph: &ResolvedGraph) -> Adjacency<u32> {
+    Adjacency::new(graph.nodes.len(), graph.intents.iter().map(|&(from, to)| (to, from)))
 }
 
 /// Every node that reaches `node` (not `node` itself, unless it lies on a loop).
-pub fn ancestors(predecessors: &[Vec<u32>], node: u32) -> Vec<bool> {
-    let mut seen = vec![false; predecessors.len()];
-    let mut stack = predecessors[node as usize].clone();
+pub fn ancestors(predecessors: &Adjacency<u32>, node: u32) -> Vec<bool> {
+    let mut seen = vec![false; predecessors.nodes()];
+    let mut stack = predecessors.of(node).to_vec();
     while let Some(n) = stack.pop() {
         if !seen[n as usize] {
             seen[n as usize] = true;
-            stack.extend(&predecessors[n as usize]);
+            stack.extend(predecessors.of(n));
         }
     }
     seen
