@@ -87,23 +87,27 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The labels of a report: the primary span, then every related span.
+    fn marks(&self, diagnostic: &Diagnostic, span: &Range<u32>) -> Vec<Mark> {
+        let mut marks = vec![Mark { range: self.clamp(span), message: primary_message(diagnostic), primary: true }];
+        marks.extend(diagnostic.related.iter().filter_map(|related| {
+            Some(Mark { range: self.clamp(related.span.as_ref()?), message: related.message.clone(), primary: false })
+        }));
+        marks
+    }
+
+    /// The lines on which the labels start and end.
+    fn touched_lines(&self, marks: &[Mark]) -> BTreeSet<usize> {
+        marks.iter().flat_map(|mark| <[usize; 2]>::from(self.mark_lines(&mark.range))).collect()
+    }
+
     fn render(&mut self, diagnostic: &Diagnostic, out: &mut String) {
         let Some(span) = &diagnostic.span else {
             self.render_plain(diagnostic, out);
             return;
         };
-        let mut marks = vec![Mark { range: self.clamp(span), message: primary_message(diagnostic), primary: true }];
-        marks.extend(diagnostic.related.iter().filter_map(|related| {
-            Some(Mark { range: self.clamp(related.span.as_ref()?), message: related.message.clone(), primary: false })
-        }));
-
-        let touched: BTreeSet<usize> = marks
-            .iter()
-            .flat_map(|mark| {
-                let (first, last) = self.mark_lines(&mark.range);
-                [first, last]
-            })
-            .collect();
+        let marks = self.marks(diagnostic, span);
+        let touched = self.touched_lines(&marks);
         let primary_start = marks[0].range.start;
         let primary_line = self.line_of(primary_start);
         let primary_windowed = self.is_long(primary_line);
@@ -651,24 +655,8 @@ mod tests {
             let full = render_human("f.json", source, std::slice::from_ref(diagnostic), &options);
             // Force the excerpt path by rendering through it directly.
             let renderer = Renderer::new("f.json", source, &options);
-            let marks: Vec<Mark> = std::iter::once(Mark {
-                range: renderer.clamp(diagnostic.span.as_ref().unwrap()),
-                message: primary_message(diagnostic),
-                primary: true,
-            })
-            .chain(diagnostic.related.iter().map(|r| Mark {
-                range: renderer.clamp(r.span.as_ref().unwrap()),
-                message: r.message.clone(),
-                primary: false,
-            }))
-            .collect();
-            let touched: BTreeSet<usize> = marks
-                .iter()
-                .flat_map(|m| {
-                    let (a, b) = renderer.mark_lines(&m.range);
-                    [a, b]
-                })
-                .collect();
+            let marks = renderer.marks(diagnostic, diagnostic.span.as_ref().unwrap());
+            let touched = renderer.touched_lines(&marks);
             let excerpt = renderer.excerpt(&marks, &touched);
             let mapped = marks
                 .iter()
@@ -706,24 +694,11 @@ mod tests {
         for diagnostic in &cases {
             let mut windowed = Renderer::new("f.json", &source, &options);
             let mut whole = Renderer::new("f.json", &source, &options);
-            let marks = |r: &Renderer| -> Vec<Mark> {
-                std::iter::once(Mark {
-                    range: r.clamp(diagnostic.span.as_ref().unwrap()),
-                    message: primary_message(diagnostic),
-                    primary: true,
-                })
-                .chain(diagnostic.related.iter().map(|rel| Mark {
-                    range: r.clamp(rel.span.as_ref().unwrap()),
-                    message: rel.message.clone(),
-                    primary: false,
-                }))
-                .collect()
-            };
-            let touched: BTreeSet<usize> =
-                marks(&windowed).iter().flat_map(|m| <[usize; 2]>::from(windowed.mark_lines(&m.range))).collect();
+            let span = diagnostic.span.as_ref().unwrap();
+            let touched = windowed.touched_lines(&windowed.marks(diagnostic, span));
             let notes = ["at $.somewhere".to_string()];
-            let drawn = windowed.draw_short_lines(diagnostic, marks(&windowed), &touched, &notes);
-            let expected = whole.draw_from_whole_file(diagnostic, marks(&whole), &notes);
+            let drawn = windowed.draw_short_lines(diagnostic, windowed.marks(diagnostic, span), &touched, &notes);
+            let expected = whole.draw_from_whole_file(diagnostic, whole.marks(diagnostic, span), &notes);
             assert_eq!(drawn, expected, "{} at {:?}", diagnostic.message, diagnostic.span);
         }
     }
