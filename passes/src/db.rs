@@ -38,7 +38,7 @@ pub struct Workspace {
 /// never changes it: its inputs are [`Durability::NEVER_CHANGE`], and salsa then records
 /// no dependency on them or on anything derived from them. A file-wide query over a
 /// million nodes would otherwise build a dependency set of millions of entries that no
-/// later revision reads (docs/benchmarks.md, "Batch inputs"). The language server edits its
+/// later revision reads (docs/decisions.md, "Output"). The language server edits its
 /// drafts: it keeps salsa's default, [`Durability::LOW`].
 pub const BATCH: Durability = Durability::NEVER_CHANGE;
 
