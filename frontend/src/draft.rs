@@ -89,14 +89,42 @@ pub struct NodeBindings {
     pub agent: AgentDecl,
 }
 
-/// Authored sentences, flags, group members and suppressions.
+/// Authored sentences, flags, group members and suppressions. Most nodes have a title
+/// and none of the rest, which is boxed: such a node carries 24 bytes here, not 120.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct NodeMeta {
-    pub title: Option<String>,
+    pub title: Option<Box<str>>,
+    pub more: Option<Box<MoreMeta>>,
+}
+
+/// What few nodes carry besides a title.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MoreMeta {
     pub description: Option<String>,
     pub flags: Vec<(String, bool)>,
     pub members: Vec<String>,
     pub suppress: Vec<String>,
+}
+
+impl NodeMeta {
+    pub fn description(&self) -> Option<&str> {
+        self.more.as_ref()?.description.as_deref()
+    }
+
+    /// The authored flags, sorted by name.
+    pub fn flags(&self) -> &[(String, bool)] {
+        self.more.as_ref().map_or(&[], |m| &m.flags)
+    }
+
+    /// A group's members.
+    pub fn members(&self) -> &[String] {
+        self.more.as_ref().map_or(&[], |m| &m.members)
+    }
+
+    /// The codes the node suppresses.
+    pub fn suppress(&self) -> &[String] {
+        self.more.as_ref().map_or(&[], |m| &m.suppress)
+    }
 }
 
 /// One edge with a readable id. `nth` counts earlier edges with the same id.
@@ -279,11 +307,12 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         None => reader.missing(&base, format_args!("node `{id}`"), "family"),
         Some(f) => node.family = reader.name(f, base.key("family"), "a node's `family`").map(Name::from),
     }
+    let mut more = MoreMeta::default();
     if let Some(t) = member(members, "title") {
-        node.meta.title = reader.string(t, base.key("title"), "`title`").map(str::to_string);
+        node.meta.title = reader.string(t, base.key("title"), "`title`").map(Box::from);
     }
     if let Some(t) = member(members, "description") {
-        node.meta.description = reader.string(t, base.key("description"), "`description`").map(str::to_string);
+        more.description = reader.string(t, base.key("description"), "`description`").map(str::to_string);
     }
     if let Some(t) = member(members, "text") {
         reader.string(t, base.key("text"), "`text`");
@@ -298,10 +327,10 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
     {
         for flag in flags {
             if let Some(b) = reader.boolean(flag.value, &base.at("flags").at(flag.key), "a flag") {
-                node.meta.flags.push((flag.key.to_string(), b));
+                more.flags.push((flag.key.to_string(), b));
             }
         }
-        node.meta.flags.sort();
+        more.flags.sort();
     }
     if let Some(c) = member(members, "contracts") {
         node.contracts = read_contracts(reader, c, &base.at("contracts"));
@@ -322,10 +351,13 @@ fn read_node(reader: &mut Reader<'_>, idx: NodeIdx, index: usize) -> Option<Node
         node.position = read_position(reader, p, &base.at("position"));
     }
     if let Some(m) = member(members, "members") {
-        node.meta.members = reader.strings(m, base.key("members"), "`members`").unwrap_or_default();
+        more.members = reader.strings(m, base.key("members"), "`members`").unwrap_or_default();
     }
     if let Some(s) = member(members, "suppress") {
-        node.meta.suppress = reader.strings(s, base.key("suppress"), "`suppress`").unwrap_or_default();
+        more.suppress = reader.strings(s, base.key("suppress"), "`suppress`").unwrap_or_default();
+    }
+    if more != MoreMeta::default() {
+        node.meta.more = Some(Box::new(more));
     }
     for finding in &mut reader.findings[first_finding..] {
         finding.at = rebase(&finding.at, &base, Anchor::node(&id, UNCOUNTED));

@@ -145,9 +145,9 @@ fn build_topology(
             family: family.id.clone(),
             kind: family.kind,
             semantic: family.semantic.clone(),
-            title: meta.title.clone(),
-            description: meta.description.clone(),
-            flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags.clone() },
+            title: meta.title.as_deref().map(str::to_string),
+            description: meta.description().map(str::to_string),
+            flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags().to_vec() },
             config: Arc::new(
                 node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
             ),
@@ -337,7 +337,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         field(out, false, "family");
         write_string(out, &family.id);
         field(out, false, "flags");
-        let flags = &node.meta(db).flags;
+        let flags = node.meta(db).flags();
         if flags.is_empty() {
             out.put("{}");
         } else {

@@ -73,8 +73,8 @@ pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         let suppressing: std::collections::HashMap<&str, &[String]> = draft
             .nodes
             .iter()
-            .filter(|n| n.nth(db) == 0 && !n.meta(db).suppress.is_empty())
-            .map(|n| (n.id(db).as_str(), n.meta(db).suppress.as_slice()))
+            .filter(|n| n.nth(db) == 0 && !n.meta(db).suppress().is_empty())
+            .map(|n| (n.id(db).as_str(), n.meta(db).suppress()))
             .collect();
         findings.retain(|f| !suppressions::is_suppressed(f, |id| suppressing.get(id).copied()));
     }

@@ -39,7 +39,7 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> NodeRep
     let id = node.id(db).as_str();
     let at = Anchor::node(id, node.nth(db));
     let mut report =
-        NodeReport { findings: suppressions::check(id, &at, &node.meta(db).suppress), ..Default::default() };
+        NodeReport { findings: suppressions::check(id, &at, node.meta(db).suppress()), ..Default::default() };
     let Some(name) = node.family(db) else { return report };
     let Some(resolved) = family_of(db, node) else {
         let catalog = &catalog_of(db, workspace.catalog(db)).value;
