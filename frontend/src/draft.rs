@@ -207,8 +207,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
 /// (RFC 8259 §6 lets an implementation limit the range of numbers it accepts.)
 pub(crate) fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>) {
     use crate::json::JsonValue;
-    let out_of_range =
-        |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| little_hashing::canonical_number(n).is_err());
+    let out_of_range = |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| !little_hashing::has_canonical_form(n));
     if !(0..tree.len() as NodeIdx).any(out_of_range) {
         return;
     }

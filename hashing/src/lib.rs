@@ -12,7 +12,7 @@ mod hash;
 mod number;
 
 pub use hash::{sha256_hex, sha256_identity, short_id};
-pub use number::{canonical_number, format_es6_number};
+pub use number::{canonical_number, format_es6_number, has_canonical_form};
 
 /// Names the canonical JSON form that identities are computed over.
 pub const CANONICALIZER: &str = "little-workflow-canonical-json@alpha";

@@ -35,6 +35,15 @@ pub fn canonical_number(lexeme: &str) -> Result<Cow<'_, str>, CanonicalError> {
         .ok_or_else(|| CanonicalError::new(format!("`{lexeme}` is outside the range of IEEE-754 doubles")))
 }
 
+/// Whether a JSON number lexeme has a canonical form, i.e. lies within the range of
+/// doubles. Without an exponent, a lexeme of up to 300 characters is below 1e300 and so
+/// in range: only the rest (rare) is parsed, where formatting every number was most of
+/// the cost of looking for the one that overflows.
+pub fn has_canonical_form(lexeme: &str) -> bool {
+    let may_overflow = lexeme.len() > 300 || lexeme.bytes().any(|b| b == b'e' || b == b'E');
+    (!may_overflow && number_shape(lexeme).is_some()) || canonical_number(lexeme).is_ok()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
     Integer,
@@ -125,6 +134,35 @@ mod tests {
         assert_eq!(canon("9007199254740993.0"), "9007199254740992");
         assert_eq!(canon("9007199254740993e0"), "9007199254740992");
         assert_eq!(canon("123456789012345678901234567890e0"), "1.2345678901234568e+29");
+    }
+
+    /// The quick answer agrees with the canonical form, on both sides of every shortcut.
+    #[test]
+    fn has_canonical_form_is_canonical_number_succeeding() {
+        let long_integer = "9".repeat(310);
+        let long_decimal = format!("{}.5", "9".repeat(299));
+        let too_long_decimal = format!("{}.5", "9".repeat(320));
+        for lexeme in [
+            "0",
+            "-0",
+            "1.5",
+            "-2.25e-3",
+            "1e308",
+            "1.7976931348623157e308",
+            "1.8e308",
+            "1e400",
+            "-1E400",
+            "1e-400",
+            "NaN",
+            "1.",
+            ".5",
+            "",
+            &long_integer,
+            &long_decimal,
+            &too_long_decimal,
+        ] {
+            assert_eq!(has_canonical_form(lexeme), canonical_number(lexeme).is_ok(), "{lexeme}");
+        }
     }
 
     #[test]
