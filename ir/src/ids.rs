@@ -4,8 +4,8 @@
 //! id) and while its edges are resolved (where an endpoint's node first appears). A map
 //! keyed by the ids themselves is 24 to 48 bytes an entry; at a million nodes it no
 //! longer fits in the cache and every lookup misses, so the check grew faster than the
-//! draft. This table holds only each id's first position (and a count), 8 bytes, and
-//! compares ids through the caller's list when the hashes' tags agree.
+//! draft. This table holds each id's first position and 32 more bits of its hash, 8 bytes
+//! an entry, and compares ids through the caller's list only when those bits agree.
 
 use std::hash::BuildHasher;
 
