@@ -226,8 +226,7 @@ impl<'a> Renderer<'a> {
         notes: &[String],
     ) -> String {
         let (first, last) = (*touched.first().expect("a label"), *touched.last().expect("a label"));
-        let end = if last + 1 < self.index.line_count() { self.index.line_start(last + 1) } else { self.source.len() };
-        let window = self.index.line_start(first)..end;
+        let window = self.index.line_start(first)..self.next_line_start(last).unwrap_or(self.source.len());
         if self.color || window.len() > WINDOW_LIMIT {
             return self.draw_from_whole_file(diagnostic, marks, notes);
         }
@@ -371,7 +370,12 @@ impl<'a> Renderer<'a> {
 
     /// The offset of the `\n` ending `line`, or the end of the text.
     fn raw_end(&self, line: usize) -> usize {
-        if line + 1 < self.index.line_count() { self.index.line_start(line + 1) - 1 } else { self.source.len() }
+        self.next_line_start(line).map_or(self.source.len(), |next| next - 1)
+    }
+
+    /// Where the line after `line` starts (past `line`'s `\n`); `None` for the last line.
+    fn next_line_start(&self, line: usize) -> Option<usize> {
+        (line + 1 < self.index.line_count()).then(|| self.index.line_start(line + 1))
     }
 
     fn is_long(&self, line: usize) -> bool {

@@ -116,11 +116,6 @@ impl NodeMeta {
         self.more.as_ref().map_or(&[], |m| &m.flags)
     }
 
-    /// A group's members.
-    pub fn members(&self) -> &[String] {
-        self.more.as_ref().map_or(&[], |m| &m.members)
-    }
-
     /// The codes the node suppresses.
     pub fn suppress(&self) -> &[String] {
         self.more.as_ref().map_or(&[], |m| &m.suppress)

@@ -829,7 +829,7 @@ impl<'a> Parser<'a> {
     fn close_object(&mut self) {
         let frame = self.frames.last().expect("an open object");
         let (node, start) = (frame.node, frame.start);
-        let duplicates = find_duplicates(&self.members[start..], &self.key_table);
+        let duplicates = find_duplicates(&self.members[start..]);
         let at = self.object_members.len();
         if duplicates.is_empty() {
             self.object_members.extend(self.members.drain(start..));
@@ -1274,7 +1274,7 @@ fn lone_surrogate(text: &str, at: usize) -> Fault {
 }
 
 /// Pairs `(first, later)` of member indices whose keys are equal, `later` ascending.
-fn find_duplicates(members: &[Entry], keys: &[Box<str>]) -> Vec<(usize, usize)> {
+fn find_duplicates(members: &[Entry]) -> Vec<(usize, usize)> {
     let mut duplicates = Vec::new();
     if members.len() <= 16 {
         for later in 1..members.len() {
@@ -1284,8 +1284,8 @@ fn find_duplicates(members: &[Entry], keys: &[Box<str>]) -> Vec<(usize, usize)> 
         }
     } else {
         let mut order: Vec<u32> = (0..members.len() as u32).collect();
-        let key = |i: u32| &keys[members[i as usize].key as usize];
-        order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+        // Equal keys have one index in the key table: sorting by index groups them.
+        order.sort_unstable_by_key(|&i| (members[i as usize].key, i));
         let mut run_first = order[0] as usize;
         for pair in order.windows(2) {
             let (prev, next) = (pair[0] as usize, pair[1] as usize);

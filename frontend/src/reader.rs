@@ -184,5 +184,5 @@ impl<'t> Reader<'t> {
 
 /// The value of `key` among `members`.
 pub fn member(members: Members<'_>, key: &str) -> Option<NodeIdx> {
-    members.iter().find(|m| m.key == key).map(|m| m.value)
+    members.get(key).map(|m| m.value)
 }
