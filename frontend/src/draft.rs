@@ -7,7 +7,7 @@ use little_ir::draft::{
     AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
     RetrySettings,
 };
-use little_ir::ids::IdTable;
+use little_ir::ids::occurrences;
 use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
@@ -163,16 +163,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                draft.nodes.reserve_exact(items.len());
-                let mut seen = IdTable::with_capacity(items.len());
-                for (i, &item) in items.iter().enumerate() {
-                    let first_finding = reader.findings.len();
-                    if let Some(mut node) = read_node(&mut reader, item, i) {
-                        node.nth = seen.count(id_of(tree, item), i as u32, |at| id_of(tree, items[at as usize]));
-                        patch_nth(&mut reader.findings[first_finding..], node.nth);
-                        draft.nodes.push(node);
-                    }
-                }
+                draft.nodes = read_counted(&mut reader, items, read_node, |node, nth| node.nth = nth);
             }
         },
     }
@@ -180,16 +171,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
-        draft.edges.reserve_exact(items.len());
-        let mut seen = IdTable::with_capacity(items.len());
-        for (i, &item) in items.iter().enumerate() {
-            let first_finding = reader.findings.len();
-            if let Some(mut edge) = read_edge(&mut reader, item, i) {
-                edge.nth = seen.count(id_of(tree, item), i as u32, |at| id_of(tree, items[at as usize]));
-                patch_nth(&mut reader.findings[first_finding..], edge.nth);
-                draft.edges.push(edge);
-            }
-        }
+        draft.edges = read_counted(&mut reader, items, read_edge, |edge, nth| edge.nth = nth);
     }
     out_of_range_numbers(tree, &mut reader.findings);
     draft.findings = reader.findings;
@@ -377,6 +359,33 @@ pub fn config_value(config: &Config) -> serde_json::Value {
 }
 
 /// The `id` of an element that was read successfully (so it has a string id).
+/// Reads the elements of `nodes` or `edges`, then counts the occurrences of their ids
+/// (all at once: see `little_ir::ids`) and gives each element and its findings its count.
+fn read_counted<T>(
+    reader: &mut Reader<'_>,
+    items: &[NodeIdx],
+    read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
+    set_nth: impl Fn(&mut T, u32),
+) -> Vec<T> {
+    let mut elements = Vec::with_capacity(items.len());
+    // Each read element: its item, and the findings it added.
+    let mut read_items = Vec::with_capacity(items.len());
+    for (i, &item) in items.iter().enumerate() {
+        let first_finding = reader.findings.len();
+        if let Some(element) = read(reader, item, i) {
+            elements.push(element);
+            read_items.push((item, first_finding as u32..reader.findings.len() as u32));
+        }
+    }
+    let tree = reader.tree;
+    let counts = occurrences(read_items.len(), |at| id_of(tree, read_items[at as usize].0));
+    for ((element, (_, findings)), nth) in elements.iter_mut().zip(&read_items).zip(counts) {
+        set_nth(element, nth);
+        patch_nth(&mut reader.findings[findings.start as usize..findings.end as usize], nth);
+    }
+    elements
+}
+
 fn id_of(tree: &JsonTree, item: NodeIdx) -> &str {
     tree.get(item, "id").and_then(|m| tree.value(m.value).as_str()).unwrap_or_default()
 }

@@ -8,7 +8,7 @@ use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::{Anchor, Finding};
 use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
-use little_ir::ids::IdTable;
+use little_ir::ids;
 use little_ir::{EdgeKind, Name, NodeKind};
 use rustc_hash::FxHashMap;
 
@@ -221,11 +221,13 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         return graph;
     }
     // Where each id first appears: edges name their nodes by id.
-    let mut index = IdTable::with_capacity(graph.nodes.len());
-    for (position, node) in graph.nodes.iter().enumerate().filter(|(_, n)| n.nth == 0) {
-        index.count(&node.id, position as u32, |at| &graph.nodes[at as usize].id);
-    }
-    for entry in &draft.edges {
+    let endpoint = |probe: u32| {
+        let decl = &draft.edges[probe as usize / 2].decl;
+        [&decl.from, &decl.to][probe as usize % 2].as_ref().map_or("", |end| end.node.as_str())
+    };
+    let firsts = (0..graph.nodes.len() as u32).filter(|&p| graph.nodes[p as usize].nth == 0);
+    let found = ids::find_each(firsts, |p| &graph.nodes[p as usize].id, 2 * draft.edges.len(), endpoint);
+    for (entry, found) in draft.edges.iter().zip(found.chunks_exact(2)) {
         let decl = &entry.decl;
         let at = Anchor::edge(&decl.id, entry.nth);
         if entry.nth > 0 {
@@ -243,7 +245,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         if entry.invalid {
             continue;
         }
-        if let Some(edge) = resolve_edge(&mut graph, &index, &decl.id, entry.nth, &at, from, to, decl) {
+        if let Some(edge) = resolve_edge(&mut graph, (found[0], found[1]), &decl.id, entry.nth, &at, from, to, decl) {
             graph.edges.push(edge);
         }
     }
@@ -256,7 +258,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
 #[allow(clippy::too_many_arguments)]
 fn resolve_edge(
     graph: &mut ResolvedGraph,
-    index: &IdTable,
+    (from_index, to_index): (Option<u32>, Option<u32>),
     id: &str,
     nth: u32,
     at: &Anchor,
@@ -264,8 +266,6 @@ fn resolve_edge(
     to: &Endpoint,
     decl: &little_ir::draft::EdgeDecl,
 ) -> Option<GraphEdge> {
-    let lookup = |name: &str| index.first(name, |at| &graph.nodes[at as usize].id);
-    let (from_index, to_index) = (lookup(&from.node), lookup(&to.node));
     if from_index.is_none() || to_index.is_none() {
         let (side, missing) = if from_index.is_none() { ("from", &from.node) } else { ("to", &to.node) };
         let ids = graph.nodes.iter().filter(|n| n.nth == 0).map(|n| n.id.as_str());
