@@ -349,7 +349,7 @@ fn one(path: &Path) -> crate::discover::Candidate {
 
 /// The node and edge caps, checked on the parsed tree before any pass runs.
 fn enforce_limits(db: &Database, file: SourceFile, path: &str, limits: Limits) -> Result<(), ToolError> {
-    let Some(tree) = &little_passes::queries::parse(db, file).tree else { return Ok(()) };
+    let Some(tree) = &little_passes::queries::outline(db, file).tree else { return Ok(()) };
     for (key, cap, flag) in [("nodes", limits.max_nodes, "--max-nodes"), ("edges", limits.max_edges, "--max-edges")] {
         let count = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()).map_or(0, <[_]>::len);
         if count > cap {

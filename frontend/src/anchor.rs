@@ -5,6 +5,7 @@
 //! node or edge named by its id — and a pointer below it), and the driver resolves anchors
 //! against the freshly parsed tree at the very end.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -168,7 +169,21 @@ impl Finding {
     }
 }
 
-/// Resolves anchors against one parsed document. The id tables are built on the first
+/// The string `id` of an array element, read from its own text if the outline elided it.
+fn element_id(tree: &JsonTree, element: NodeIdx) -> Option<Cow<'_, str>> {
+    if let Some(id) = tree.elided_id(element) {
+        return Some(Cow::Borrowed(id));
+    }
+    fn id_of(tree: &JsonTree, element: NodeIdx) -> Option<&str> {
+        tree.get(element, "id").and_then(|m| tree.value(m.value).as_str())
+    }
+    match tree.element(element) {
+        Some(parsed) => id_of(&parsed, parsed.root()).map(|id| Cow::Owned(id.to_owned())),
+        None => id_of(tree, element).map(Cow::Borrowed),
+    }
+}
+
+/// Resolves anchors against one parsed document (a tree, or an outline). The id tables are built on the first
 /// anchor that needs them: a clean draft pays nothing.
 pub struct Resolver<'t> {
     tree: &'t JsonTree,
@@ -176,7 +191,8 @@ pub struct Resolver<'t> {
 }
 
 /// Where each `(id, occurrence)` of a node and an edge stands: its tree index and position.
-type IdTable<'t> = HashMap<(&'t str, u32), (NodeIdx, usize)>;
+/// (An id is borrowed from the text, or owned when it had to be read from an element.)
+type IdTable<'t> = HashMap<(Cow<'t, str>, u32), (NodeIdx, usize)>;
 
 struct Tables<'t> {
     nodes: IdTable<'t>,
@@ -194,13 +210,13 @@ impl<'t> Resolver<'t> {
             let tree = self.tree;
             let index = |key: &str| {
                 let mut map = HashMap::new();
-                let mut seen: HashMap<&'t str, u32> = HashMap::new();
+                let mut seen: HashMap<Cow<'t, str>, u32> = HashMap::new();
                 let Some(array) = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()) else {
                     return map;
                 };
                 for (position, &element) in array.iter().enumerate() {
-                    if let Some(id) = tree.get(element, "id").and_then(|m| tree.value(m.value).as_str()) {
-                        let nth = seen.entry(id).or_insert(0);
+                    if let Some(id) = element_id(tree, element) {
+                        let nth = seen.entry(id.clone()).or_insert(0);
                         map.insert((id, *nth), (element, position));
                         *nth += 1;
                     }
@@ -226,7 +242,7 @@ impl<'t> Resolver<'t> {
                     Owner::Edge { .. } => (&tables.edges, "edges"),
                     _ => (&tables.steps, "steps"),
                 };
-                match table.get(&(&**id, *nth)) {
+                match table.get(&(Cow::Borrowed(&**id), *nth)) {
                     Some(&(element, position)) => {
                         path_push_key(&mut path, key);
                         path_push_index(&mut path, position);
@@ -236,7 +252,16 @@ impl<'t> Resolver<'t> {
                 }
             }
         };
+        // An outline's element is read on its own, and the walk goes on in it.
+        let mut element: Option<JsonTree> = None;
         for seg in &anchor.pointer {
+            if element.is_none()
+                && let Some(parsed) = self.tree.element(current)
+            {
+                current = parsed.root();
+                element = Some(parsed);
+            }
+            let tree = element.as_ref().unwrap_or(self.tree);
             let next = match (seg, tree.value(current)) {
                 (Seg::Key(key), JsonValue::Object(_)) => tree.get(current, key).map(|m| (m.value, m.key_span.clone())),
                 (Seg::Index(i), JsonValue::Array(items)) => items.get(*i as usize).map(|&v| (v, tree.span(v))),

@@ -11,7 +11,7 @@ use little_ir::ids::occurrences;
 use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
-use crate::json::{JsonTree, NodeIdx, TreeValue};
+use crate::json::{ElementParser, JsonTree, JsonValue, NodeIdx, TreeValue};
 use crate::reader::{DRAFT_CODES, Reader, ShapeCodes, member};
 
 pub const DRAFT_FORMAT: &str = "workflow-draft/v1";
@@ -142,7 +142,8 @@ pub struct LoweredDraft {
     pub findings: Vec<Finding>,
 }
 
-/// Lowers a draft whose `format` has already been recognised.
+/// Lowers a draft whose `format` has already been recognised, from its tree or from its
+/// outline ([`crate::json::parse_outline`]), whose elements are read one at a time.
 pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     let mut reader = Reader::new(tree, DRAFT_CODES);
     let mut draft = LoweredDraft::default();
@@ -154,6 +155,7 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     };
     reader.unknown_keys(top, &root_at, "the draft", TOP_KEYS);
     draft.header = read_header(&mut reader, top);
+    let mut elements = ElementParser::new(tree.text());
 
     match member(top, "nodes") {
         None => {
@@ -163,7 +165,15 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                draft.nodes = read_counted(&mut reader, items, read_node, |node, nth| node.nth = nth);
+                draft.nodes = read_counted(
+                    &mut reader,
+                    &mut elements,
+                    "nodes",
+                    items,
+                    read_node,
+                    |n| &n.id,
+                    |n, nth| n.nth = nth,
+                );
             }
         },
     }
@@ -171,9 +181,10 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
-        draft.edges = read_counted(&mut reader, items, read_edge, |edge, nth| edge.nth = nth);
+        draft.edges =
+            read_counted(&mut reader, &mut elements, "edges", items, read_edge, |e| &e.decl.id, |e, nth| e.nth = nth);
     }
-    out_of_range_numbers(tree, &mut reader.findings);
+    out_of_range_numbers(tree, tree.root(), Anchor::root(), &mut reader.findings);
     draft.findings = reader.findings;
     draft
 }
@@ -182,13 +193,13 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
 /// form (RFC 8785), so the draft could not be hashed: it is reported where it stands, so
 /// that a draft never ends up with neither a candidate nor a diagnostic saying why.
 /// (RFC 8259 §6 lets an implementation limit the range of numbers it accepts.)
-pub(crate) fn out_of_range_numbers(tree: &JsonTree, findings: &mut Vec<Finding>) {
+pub(crate) fn out_of_range_numbers(tree: &JsonTree, root: NodeIdx, at: Anchor, findings: &mut Vec<Finding>) {
     use crate::json::JsonValue;
     let out_of_range = |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| !little_hashing::has_canonical_form(n));
     if !(0..tree.len() as NodeIdx).any(out_of_range) {
         return;
     }
-    let mut stack = vec![(tree.root(), Anchor::root())];
+    let mut stack = vec![(root, at)];
     while let Some((idx, at)) = stack.pop() {
         match tree.value(idx) {
             JsonValue::Number(n) if out_of_range(idx) => findings.push(Finding::new(
@@ -361,33 +372,47 @@ pub fn config_value(config: &Config) -> serde_json::Value {
 /// The `id` of an element that was read successfully (so it has a string id).
 /// Reads the elements of `nodes` or `edges`, then counts the occurrences of their ids
 /// (all at once: see `little_ir::ids`) and gives each element and its findings its count.
+/// An elided element (an outline's) is parsed on its own first, and its out-of-range
+/// numbers are looked for there.
+#[allow(clippy::too_many_arguments)]
 fn read_counted<T>(
     reader: &mut Reader<'_>,
+    elements: &mut ElementParser<'_>,
+    array: &str,
     items: &[NodeIdx],
     read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
+    id: impl Fn(&T) -> &str,
     set_nth: impl Fn(&mut T, u32),
 ) -> Vec<T> {
-    let mut elements = Vec::with_capacity(items.len());
-    // Each read element: its item, and the findings it added.
-    let mut read_items = Vec::with_capacity(items.len());
+    let mut read_elements = Vec::with_capacity(items.len());
+    // The findings each read element added.
+    let mut finding_runs = Vec::with_capacity(items.len());
+    let mut numbers = Vec::new();
     for (i, &item) in items.iter().enumerate() {
         let first_finding = reader.findings.len();
-        if let Some(element) = read(reader, item, i) {
-            elements.push(element);
-            read_items.push((item, first_finding as u32..reader.findings.len() as u32));
+        let element = if reader.tree.value(item) == JsonValue::Elided {
+            let tree = elements.parse(reader.tree.span(item));
+            let mut element_reader =
+                Reader { tree, codes: reader.codes, findings: std::mem::take(&mut reader.findings) };
+            let element = read(&mut element_reader, tree.root(), i);
+            reader.findings = element_reader.findings;
+            out_of_range_numbers(tree, tree.root(), Anchor::element(array, i), &mut numbers);
+            element
+        } else {
+            read(reader, item, i)
+        };
+        if let Some(element) = element {
+            read_elements.push(element);
+            finding_runs.push(first_finding as u32..reader.findings.len() as u32);
         }
     }
-    let tree = reader.tree;
-    let counts = occurrences(read_items.len(), |at| id_of(tree, read_items[at as usize].0));
-    for ((element, (_, findings)), nth) in elements.iter_mut().zip(&read_items).zip(counts) {
+    let counts = occurrences(read_elements.len(), |at| id(&read_elements[at as usize]));
+    for ((element, findings), nth) in read_elements.iter_mut().zip(&finding_runs).zip(counts) {
         set_nth(element, nth);
         patch_nth(&mut reader.findings[findings.start as usize..findings.end as usize], nth);
     }
-    elements
-}
-
-fn id_of(tree: &JsonTree, item: NodeIdx) -> &str {
-    tree.get(item, "id").and_then(|m| tree.value(m.value).as_str()).unwrap_or_default()
+    reader.findings.append(&mut numbers);
+    read_elements
 }
 
 /// Sets the occurrence count of findings rebased onto an id before it was known.

@@ -79,6 +79,9 @@ enum Tag {
     Array,
     /// The members are `members[a..a + b]`.
     Object,
+    /// An element of an outline's array, kept as its span only (see [`parse_outline`]);
+    /// `a..b` is the text of its `id` when that is a string without escapes, else `0..0`.
+    Elided,
 }
 
 /// One value of the document and the bytes it spans (quotes and brackets included).
@@ -99,6 +102,8 @@ pub enum JsonValue<'t> {
     Array(&'t [NodeIdx]),
     /// Members in document order; keys are unique (later duplicates are dropped).
     Object(Members<'t>),
+    /// An element an outline keeps as its span only: [`JsonTree::element`] parses it.
+    Elided,
 }
 
 /// One member of an object as the arena keeps it (16 bytes): its key is an index into
@@ -207,6 +212,7 @@ impl<'t> JsonValue<'t> {
             JsonValue::String(_) => "string",
             JsonValue::Array(_) => "array",
             JsonValue::Object(_) => "object",
+            JsonValue::Elided => "element",
         }
     }
 
@@ -295,7 +301,31 @@ impl JsonTree {
             Tag::String => JsonValue::String(&self.strings[a..a + b]),
             Tag::Array => JsonValue::Array(&self.items[a..a + b]),
             Tag::Object => JsonValue::Object(Members { entries: &self.members[a..a + b], keys: &self.keys }),
+            Tag::Elided => JsonValue::Elided,
         }
+    }
+
+    /// The document's text.
+    pub fn text(&self) -> &Arc<str> {
+        &self.text
+    }
+
+    /// The element at `i` of an outline, parsed on its own; `None` when the node is not
+    /// elided (it is then read in this tree). Its spans are the document's.
+    pub fn element(&self, i: NodeIdx) -> Option<JsonTree> {
+        let slot = &self.nodes[i as usize];
+        if slot.tag != Tag::Elided {
+            return None;
+        }
+        let mut parser = ElementParser::new(&self.text);
+        parser.parse(slot.start..slot.end);
+        parser.into_tree()
+    }
+
+    /// The `id` of an elided element, when the outline kept it (a string without escapes).
+    pub fn elided_id(&self, i: NodeIdx) -> Option<&str> {
+        let slot = &self.nodes[i as usize];
+        (slot.tag == Tag::Elided && slot.a != 0).then(|| &self.text[slot.a as usize..slot.b as usize])
     }
 
     /// The span of the node at `i`.
@@ -337,6 +367,7 @@ impl JsonTree {
                 JsonValue::Number(n) => Value::Number(n.to_string()),
                 JsonValue::String(s) => Value::String(s.to_string()),
                 JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
+                JsonValue::Elided => unreachable!("outlines are converted element by element"),
             },
             Value::Array,
             |members, values| Value::Object(members.iter().map(|m| m.key.to_string()).zip(values).collect()),
@@ -360,6 +391,7 @@ impl JsonTree {
                 JsonValue::Number(n) => serde_number(n),
                 JsonValue::String(s) => Value::String(s.to_string()),
                 JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
+                JsonValue::Elided => unreachable!("outlines are converted element by element"),
             },
             Value::Array,
             |members, values| {
@@ -491,6 +523,19 @@ pub fn parse(text: &str) -> Parsed {
 
 /// Parses `text` as one JSON document; the tree shares the text rather than copying it.
 pub fn parse_shared(text: Arc<str>) -> Parsed {
+    parse_with(text, &[])
+}
+
+/// Parses `text` as one JSON document, but keeps the elements of the root object's arrays
+/// named in `arrays` as their spans only ([`JsonValue::Elided`]): each is read on its own
+/// when needed ([`JsonTree::element`], [`ElementParser`]). The findings are those of
+/// [`parse_shared`]. A draft's outline is a few bytes an element where its tree is
+/// hundreds, and nothing needs the whole tree at once.
+pub fn parse_outline(text: Arc<str>, arrays: &[&str]) -> Parsed {
+    parse_with(text, arrays)
+}
+
+fn parse_with(text: Arc<str>, elide: &[&str]) -> Parsed {
     if u32::try_from(text.len()).is_err() {
         let diagnostic =
             Diagnostic::new(Code::ParseInvalidJson, "the file is larger than 4 GiB, the most little reads")
@@ -498,6 +543,7 @@ pub fn parse_shared(text: Arc<str>) -> Parsed {
         return Parsed { tree: None, diagnostics: vec![diagnostic] };
     }
     let mut parser = Parser::new(&text);
+    parser.elide = elide;
     match parser.run() {
         Ok(()) => {
             let mut diagnostics = parser.diagnostics;
@@ -519,6 +565,52 @@ pub fn parse_shared(text: Arc<str>) -> Parsed {
             tree: None,
             diagnostics: vec![Diagnostic::new(Code::ParseInvalidJson, fault.message).with_span(Some(fault.span))],
         },
+    }
+}
+
+/// Parses elements of one document on their own, the arenas and the key table reused
+/// from one element to the next: lowering a draft's outline reads every element this way.
+pub struct ElementParser<'a> {
+    text: &'a Arc<str>,
+    parser: Parser<'a>,
+    tree: Option<JsonTree>,
+}
+
+impl<'a> ElementParser<'a> {
+    pub fn new(text: &'a Arc<str>) -> ElementParser<'a> {
+        ElementParser { text, parser: Parser::new(text), tree: None }
+    }
+
+    /// The element that spans `span`: an elided element of an outline of this text.
+    pub fn parse(&mut self, span: Range<u32>) -> &JsonTree {
+        let parser = &mut self.parser;
+        if let Some(tree) = self.tree.take() {
+            (parser.nodes, parser.items, parser.object_members, parser.strings, parser.key_table) =
+                (tree.nodes, tree.items, tree.members, tree.strings, tree.keys);
+        }
+        parser.nodes.clear();
+        parser.items.clear();
+        parser.object_members.clear();
+        parser.strings.clear();
+        parser.diagnostics.clear();
+        let end = span.end as usize;
+        (parser.text, parser.bytes, parser.pos) =
+            (&self.text[..end], &self.text.as_bytes()[..end], span.start as usize);
+        // The document parsed with this element in it, so the element parses on its own.
+        parser.run().unwrap_or_else(|fault| panic!("an elided element did not parse again: {}", fault.message));
+        let tree = JsonTree {
+            text: self.text.clone(),
+            nodes: std::mem::take(&mut parser.nodes),
+            items: std::mem::take(&mut parser.items),
+            members: std::mem::take(&mut parser.object_members),
+            strings: std::mem::take(&mut parser.strings),
+            keys: std::mem::take(&mut parser.key_table),
+        };
+        self.tree.insert(tree)
+    }
+
+    fn into_tree(self) -> Option<JsonTree> {
+        self.tree
     }
 }
 
@@ -575,6 +667,18 @@ struct Parser<'a> {
     keys: HashMap<&'a str, u32, BuildHasherDefault<Fnv>>,
     /// Keys written with escapes (rare), by their unescaped text.
     escaped_keys: HashMap<Box<str>, u32>,
+    /// The root arrays whose elements are elided (see [`parse_outline`]).
+    elide: &'a [&'a str],
+    /// Where the arenas stood when the element being parsed began, if it is to be elided.
+    element: Option<ElementMark>,
+}
+
+/// The arenas' lengths when an elided element began: its subtree is what follows.
+struct ElementMark {
+    node: NodeIdx,
+    items: usize,
+    members: usize,
+    strings: usize,
 }
 
 /// FNV-1a: keys are short, and this map is on the parser's hot path.
@@ -613,6 +717,8 @@ impl<'a> Parser<'a> {
             key_table: Vec::new(),
             keys: HashMap::default(),
             escaped_keys: HashMap::new(),
+            elide: &[],
+            element: None,
         }
     }
 
@@ -654,6 +760,7 @@ impl<'a> Parser<'a> {
                     } else {
                         self.frames.push(Frame { kind: Kind::Array, node: idx, start: self.children.len() });
                         self.children.push(self.next_idx());
+                        self.begin_element();
                         continue 'value;
                     }
                 }
@@ -674,6 +781,9 @@ impl<'a> Parser<'a> {
 
             // A value ended at `pos`: close containers until one expects more.
             loop {
+                if self.element.is_some() && self.frames.len() == 2 {
+                    self.end_element();
+                }
                 self.skip_ws();
                 let Some(frame) = self.frames.last() else {
                     if self.pos < self.bytes.len() {
@@ -694,6 +804,7 @@ impl<'a> Parser<'a> {
                             return Err(trailing_comma(comma, ']'));
                         }
                         self.children.push(self.next_idx());
+                        self.begin_element();
                         continue 'value;
                     }
                     (Kind::Array, Some(b']')) => {
@@ -755,6 +866,47 @@ impl<'a> Parser<'a> {
             return Err(Fault { span: at..at + 1, message: format!("nesting deeper than {MAX_DEPTH} levels") });
         }
         Ok(())
+    }
+
+    /// Marks the value about to be parsed as an element to elide, if it is one: an
+    /// element of a root array that `elide` names.
+    #[inline]
+    fn begin_element(&mut self) {
+        if self.elide.is_empty() || self.frames.len() != 2 || self.frames[0].kind != Kind::Object {
+            return;
+        }
+        // The root's member being parsed is the last one on the scratch stack.
+        let key = &self.key_table[self.members.last().expect("the root's current member").key as usize];
+        if self.elide.contains(&&**key) {
+            self.element = Some(ElementMark {
+                node: self.next_idx(),
+                items: self.items.len(),
+                members: self.object_members.len(),
+                strings: self.strings.len(),
+            });
+        }
+    }
+
+    /// Drops the subtree of the element that just ended, keeping its span (and its id's).
+    fn end_element(&mut self) {
+        let mark = self.element.take().expect("an element being parsed");
+        let slot = &self.nodes[mark.node as usize];
+        let mut id = (0, 0);
+        if slot.tag == Tag::Object {
+            let members = &self.object_members[slot.a as usize..(slot.a + slot.b) as usize];
+            if let Some(member) = members.iter().find(|m| &*self.key_table[m.key as usize] == "id") {
+                let value = &self.nodes[member.value as usize];
+                if value.tag == Tag::RawString {
+                    id = (value.start + 1, value.end - 1);
+                }
+            }
+        }
+        self.nodes.truncate(mark.node as usize + 1);
+        self.items.truncate(mark.items);
+        self.object_members.truncate(mark.members);
+        self.strings.truncate(mark.strings);
+        let slot = &mut self.nodes[mark.node as usize];
+        (slot.tag, slot.a, slot.b) = (Tag::Elided, id.0, id.1);
     }
 
     /// Adds a container whose value and end are filled in when it closes.
@@ -1325,6 +1477,7 @@ impl<'a> little_hashing::Json<'a> for TreeValue<'a> {
                 members.extend(children.iter().map(|m| (m.key, at(m.value))));
                 View::Object
             }
+            JsonValue::Elided => unreachable!("outlines are hashed element by element"),
         }
     }
 }

@@ -176,7 +176,7 @@ pub fn lower_lwir(tree: &JsonTree) -> LoweredLwir {
             }
         },
     }
-    crate::draft::out_of_range_numbers(tree, &mut reader.findings);
+    crate::draft::out_of_range_numbers(tree, tree.root(), Anchor::root(), &mut reader.findings);
     lwir.findings = reader.findings;
     lwir
 }

@@ -214,6 +214,19 @@ impl<J> Default for Walk<'_, J> {
     }
 }
 
+impl<'a, J> Walk<'a, J> {
+    /// The same buffers, for values of another type or lifetime (they are empty between
+    /// values): a hash written from many short-lived trees allocates them once too.
+    pub fn recycle<'b, K>(self) -> Walk<'b, K> {
+        fn empty<T, U>(mut buffer: Vec<T>) -> Vec<U> {
+            buffer.clear();
+            // Collecting an empty vector in place keeps its allocation when the layouts agree.
+            buffer.into_iter().map(|_| unreachable!("the buffer is empty")).collect()
+        }
+        Walk { items: empty(self.items), members: empty(self.members), stack: self.stack }
+    }
+}
+
 impl<'a, J: Json<'a>> Walk<'a, J> {
     /// Writes the canonical text of `value` to `out`, as [`write_canonical`] does.
     pub fn write(&mut self, value: J, out: &mut impl Sink) -> Result<(), CanonicalError> {

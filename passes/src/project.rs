@@ -1,11 +1,12 @@
 //! Projection of a checked draft into the compiled topology, its hashes (SPEC §4)
 //! and the candidate.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use little_frontend::draft::config_value;
-use little_frontend::json::{JsonTree, JsonValue, NodeIdx};
+use little_frontend::json::{ElementParser, JsonTree, JsonValue, NodeIdx};
 
 use little_frontend::json::TreeValue;
 use little_hashing::{HashSink, Sink, Walk, hash_canonical, write_canonical, write_string};
@@ -15,18 +16,19 @@ use serde_json::{Map, json};
 
 use crate::checks::resolve::{GraphEdge, ResolvedGraph, resolved_graph};
 use crate::db::{SourceFile, Workspace};
-use crate::queries::{DraftIr, draft_ir, parse};
+use crate::queries::{DraftIr, draft_ir, outline};
 
 /// `authoredGraphHash`: the workflow id, and the nodes and edges exactly as authored
 /// (unknown fields and layout included), each array sorted by id. Streamed from the
-/// parsed tree into the digest.
+/// draft's outline into the digest, one element read at a time.
 #[salsa::tracked(returns(ref))]
 pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
-    let tree = parse(db, file).tree.as_ref()?;
+    let tree = outline(db, file).tree.as_ref()?;
     let root = tree.root();
     let member = |key: &str| tree.get(root, key).map(|m| m.value);
     let mut sink = HashSink::default();
-    let mut walk = Walk::default();
+    let mut walk: Walk<'static, TreeValue<'static>> = Walk::default();
+    let mut elements = ElementParser::new(tree.text());
     // The subject's keys, written in canonical (sorted) order.
     for (i, key) in ["edges", "nodes"].into_iter().enumerate() {
         let items = member(key).and_then(|idx| tree.value(idx).as_array()).unwrap_or(&[]);
@@ -37,13 +39,22 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
             if n > 0 {
                 sink.put(",");
             }
-            walk.write(TreeValue { tree, idx: item }, &mut sink).ok()?;
+            let value = match tree.value(item) {
+                JsonValue::Elided => {
+                    let element = elements.parse(tree.span(item));
+                    TreeValue { tree: element, idx: element.root() }
+                }
+                _ => TreeValue { tree, idx: item },
+            };
+            let mut element_walk = std::mem::take(&mut walk).recycle();
+            element_walk.write(value, &mut sink).ok()?;
+            walk = element_walk.recycle();
         }
         sink.put("]");
     }
     sink.put(",\"workflowId\":");
     match member("workflowId") {
-        Some(idx) => walk.write(TreeValue { tree, idx }, &mut sink).ok()?,
+        Some(idx) => walk.recycle().write(TreeValue { tree, idx }, &mut sink).ok()?,
         None => sink.put("null"),
     }
     sink.put("}");
@@ -53,16 +64,30 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
 /// Elements sort by id; elements without a string id sort after them by their canonical
 /// text, so the order never depends on where they stood.
 fn authored_order(tree: &JsonTree, items: &[NodeIdx]) -> Vec<NodeIdx> {
-    let mut with_id = Vec::with_capacity(items.len());
-    let mut without_id = Vec::new();
-    for &item in items {
-        match tree.get(item, "id").map(|m| tree.value(m.value)) {
-            Some(JsonValue::String(id)) => with_id.push((id, item)),
+    /// The id of an element, or its canonical text when it has no string id.
+    fn sort_key(tree: &JsonTree, idx: NodeIdx) -> Result<&str, String> {
+        match tree.get(idx, "id").map(|m| tree.value(m.value)) {
+            Some(JsonValue::String(id)) => Ok(id),
             _ => {
                 let mut text = String::new();
-                let _ = write_canonical(TreeValue { tree, idx: item }, &mut text);
-                without_id.push((text, item));
+                let _ = write_canonical(TreeValue { tree, idx }, &mut text);
+                Err(text)
             }
+        }
+    }
+    let mut with_id: Vec<(Cow<'_, str>, NodeIdx)> = Vec::with_capacity(items.len());
+    let mut without_id = Vec::new();
+    for &item in items {
+        let key = if let Some(id) = tree.elided_id(item) {
+            Ok(Cow::Borrowed(id))
+        } else if let Some(element) = tree.element(item) {
+            sort_key(&element, element.root()).map(|id| Cow::Owned(id.to_owned()))
+        } else {
+            sort_key(tree, item).map(Cow::Borrowed)
+        };
+        match key {
+            Ok(id) => with_id.push((id, item)),
+            Err(text) => without_id.push((text, item)),
         }
     }
     sort_by_text(&mut with_id, |(id, _)| id);

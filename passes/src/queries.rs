@@ -1,8 +1,8 @@
 //! The queries that turn source text into what the checks read.
 //!
-//! `parse` is the only query that sees byte offsets. Everything downstream is
-//! position-free, so an edit that only moves text re-runs `parse` and the lowering,
-//! whose unchanged results then stop the re-execution (salsa backdating).
+//! `outline` and `parse` are the only queries that see byte offsets. Everything
+//! downstream is position-free, so an edit that only moves text re-runs the parse and
+//! the lowering, whose unchanged results then stop the re-execution (salsa backdating).
 
 use std::sync::Arc;
 
@@ -31,10 +31,23 @@ pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
     ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
 }
 
+/// The arrays whose elements an outline keeps as spans only: a draft's nodes and edges.
+pub const OUTLINED_ARRAYS: &[&str] = &["nodes", "edges"];
+
+/// A parsed file whose draft elements are kept as spans ([`json::parse_outline`]): what
+/// the checks of a draft, its hashes and the report read, one element at a time. Its
+/// findings are `parse`'s. `parse`'s whole tree is built only for the other documents
+/// and for the editor's features, so a checked draft's tree is never held at once.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
+    let parsed = json::parse_outline(file.text(db).clone(), OUTLINED_ARRAYS);
+    ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
+}
+
 /// Which document a file is; `None` when it is not JSON at all.
 #[salsa::tracked(returns(ref))]
 pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Result<DocumentKind, Box<Finding>>> {
-    parse(db, file).tree.as_ref().map(little_frontend::document_kind)
+    outline(db, file).tree.as_ref().map(little_frontend::document_kind)
 }
 
 /// One authored node. Its id and occurrence count are its identity, so salsa matches
@@ -89,7 +102,7 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
     if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
         return None;
     }
-    let tree = parse(db, file).tree.as_ref()?;
+    let tree = outline(db, file).tree.as_ref()?;
     let lowered = draft::lower_draft(tree);
     // A draft names a dozen families across up to millions of nodes: each is interned once.
     let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();

@@ -14,7 +14,7 @@ use crate::checks::{
 use crate::db::{SourceFile, Workspace};
 use crate::lwir::{WorkflowVersion, check_lwir};
 use crate::project::{Candidate, authored_graph_hash, topology_hash};
-use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, parse};
+use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, outline};
 
 /// Everything the checks of one draft produced, still anchored (position-free).
 #[derive(Debug, PartialEq)]
@@ -176,7 +176,7 @@ pub fn diagnostics_report(db: &dyn salsa::Database, workspace: Workspace, file: 
 }
 
 fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile, candidate: bool) -> FileReport {
-    let parsed = parse(db, file);
+    let parsed = outline(db, file);
     let mut report = FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
     let Some(tree) = &parsed.tree else {
         little_diagnostics::sort(&mut report.diagnostics);
