@@ -1,7 +1,6 @@
 //! Projection of a checked draft into the compiled topology, its hashes (SPEC §4)
 //! and the candidate.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -64,32 +63,41 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
 /// Elements sort by id; elements without a string id sort after them by their canonical
 /// text, so the order never depends on where they stood.
 fn authored_order(tree: &JsonTree, items: &[NodeIdx]) -> Vec<NodeIdx> {
-    /// The id of an element, or its canonical text when it has no string id.
-    fn sort_key(tree: &JsonTree, idx: NodeIdx) -> Result<&str, String> {
-        match tree.get(idx, "id").map(|m| tree.value(m.value)) {
-            Some(JsonValue::String(id)) => Ok(id),
-            _ => {
-                let mut text = String::new();
-                let _ = write_canonical(TreeValue { tree, idx }, &mut text);
-                Err(text)
-            }
-        }
+    /// The string id of an element that is in the tree.
+    fn id_in(tree: &JsonTree, idx: NodeIdx) -> Option<&str> {
+        tree.get(idx, "id").and_then(|m| tree.value(m.value).as_str())
     }
-    let mut with_id: Vec<(Cow<'_, str>, NodeIdx)> = Vec::with_capacity(items.len());
+    /// The canonical text of an element without a string id.
+    fn canonical(tree: &JsonTree, idx: NodeIdx) -> String {
+        let mut text = String::new();
+        let _ = write_canonical(TreeValue { tree, idx }, &mut text);
+        text
+    }
+    // Ids the outline did not keep (written with escapes), read from their elements.
+    let mut read_ids: HashMap<NodeIdx, String> = HashMap::new();
     let mut without_id = Vec::new();
     for &item in items {
-        let key = if let Some(id) = tree.elided_id(item) {
-            Ok(Cow::Borrowed(id))
-        } else if let Some(element) = tree.element(item) {
-            sort_key(&element, element.root()).map(|id| Cow::Owned(id.to_owned()))
-        } else {
-            sort_key(tree, item).map(Cow::Borrowed)
-        };
-        match key {
-            Ok(id) => with_id.push((id, item)),
-            Err(text) => without_id.push((text, item)),
+        if tree.elided_id(item).is_some() {
+            continue;
+        }
+        match tree.element(item) {
+            Some(element) => match id_in(&element, element.root()) {
+                Some(id) => {
+                    read_ids.insert(item, id.to_owned());
+                }
+                None => without_id.push((canonical(&element, element.root()), item)),
+            },
+            None if id_in(tree, item).is_none() => without_id.push((canonical(tree, item), item)),
+            None => {}
         }
     }
+    let mut with_id: Vec<(&str, NodeIdx)> = items
+        .iter()
+        .filter_map(|&item| {
+            let id = tree.elided_id(item).or_else(|| read_ids.get(&item).map(String::as_str));
+            id.or_else(|| id_in(tree, item)).map(|id| (id, item))
+        })
+        .collect();
     sort_by_text(&mut with_id, |(id, _)| id);
     sort_by_text(&mut without_id, |(text, _)| text);
     with_id.into_iter().map(|(_, item)| item).chain(without_id.into_iter().map(|(_, item)| item)).collect()
@@ -99,22 +107,57 @@ fn authored_order(tree: &JsonTree, items: &[NodeIdx]) -> Vec<NodeIdx> {
 ///
 /// Sorting a million ids by comparing them follows two pointers per comparison, each a
 /// cache miss once the ids no longer fit in the cache: the sort grew faster than the
-/// draft. This sorts compact (16-byte prefix, position) pairs instead and reads the whole
-/// keys only to break ties between equal prefixes. A prefix is padded with zero bytes,
-/// the smallest byte, so two different prefixes order as their keys do.
-fn sort_by_text<T>(items: &mut Vec<T>, key: impl Fn(&T) -> &str) {
-    fn prefix(text: &str) -> u128 {
+/// draft. This sorts compact (16-byte prefix, position) pairs instead, reads the whole
+/// keys only to break ties between equal prefixes, and then moves the items in place
+/// (the sorts run at the end of a check, when the most memory is in use). A prefix is
+/// padded with zero bytes, the smallest byte, so two different prefixes order as their
+/// keys do.
+fn sort_by_text<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
+    fn prefix(text: &str) -> [u8; 16] {
         let mut bytes = [0u8; 16];
         let n = text.len().min(16);
         bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
-        u128::from_be_bytes(bytes)
+        bytes
     }
-    let mut keyed: Vec<(u128, u32)> = items.iter().enumerate().map(|(i, item)| (prefix(key(item)), i as u32)).collect();
+    let mut keyed: Vec<([u8; 16], u32)> =
+        items.iter().enumerate().map(|(i, item)| (prefix(key(item)), i as u32)).collect();
     keyed.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0).then_with(|| key(&items[a.1 as usize]).cmp(key(&items[b.1 as usize]))).then(a.1.cmp(&b.1))
     });
-    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
-    items.extend(keyed.into_iter().map(|(_, i)| slots[i as usize].take().expect("each position once")));
+    // `order[k]` is where the item that belongs at `k` stands now.
+    let mut order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+    const PLACED: u32 = u32::MAX;
+    for start in 0..order.len() {
+        // Each cycle of the permutation: bring each item in, carrying the first along.
+        let mut at = start;
+        while order[at] != PLACED {
+            let from = order[at] as usize;
+            order[at] = PLACED;
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    /// Against the standard library's stable sort, on keys that share long prefixes and
+    /// repeat (so that ties of prefix, and of whole keys, are both broken right).
+    #[test]
+    fn sort_by_text_is_a_stable_sort_by_key() {
+        let mut items: Vec<(String, usize)> = (0..500)
+            .map(|i| (format!("a_very_long_shared_prefix_{}", (i * 7919) % 97), i))
+            .chain((0..50).map(|i| (format!("{}", (i * 31) % 7), 500 + i)))
+            .chain([("".to_string(), 999)])
+            .collect();
+        let mut expected = items.clone();
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        super::sort_by_text(&mut items, |(key, _)| key);
+        assert_eq!(items, expected);
+    }
 }
 
 /// The executable nodes of a draft in topology order: first occurrences of ids whose

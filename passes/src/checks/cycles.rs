@@ -1,7 +1,8 @@
 //! `graph.cycle`: loops of forward and branch edges, with the witness of SPEC §2.2.
 //! [`witnesses`] is the one witness algorithm: LWIR `needs` use it too (`lwir/graph.rs`).
 //!
-//! Components come from petgraph's `kosaraju_scc` (iterative; `tarjan_scc` recurses).
+//! A draft without cycles is told apart first ([`is_acyclic`]); components come from
+//! petgraph's `kosaraju_scc` (iterative; `tarjan_scc` recurses).
 //! The witness is the shortest cycle through the component's smallest node id, found
 //! breadth-first over edges sorted by id; among shortest cycles it is the one whose
 //! edge-id sequence is smallest.
@@ -22,6 +23,29 @@ pub struct CycleGraph<'a> {
     pub nodes: Vec<&'a str>,
     /// `(from, to, edge id)`.
     pub edges: Vec<(u32, u32, &'a str)>,
+}
+
+/// Whether the graph of `count` nodes and these `(from, to)` edges has no cycle: Kahn's
+/// algorithm over flat arrays, a few bytes a node. Most drafts have no cycle, and the
+/// components and witnesses cost several times more memory than the graph.
+pub fn is_acyclic(count: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> bool {
+    let mut entering = vec![0u32; count];
+    for (_, to) in edges.clone() {
+        entering[to as usize] += 1;
+    }
+    let successors = Adjacency::new(count, edges);
+    let mut ready: Vec<u32> = (0..count as u32).filter(|&n| entering[n as usize] == 0).collect();
+    let mut done = 0;
+    while let Some(node) = ready.pop() {
+        done += 1;
+        for &next in successors.of(node) {
+            entering[next as usize] -= 1;
+            if entering[next as usize] == 0 {
+                ready.push(next);
+            }
+        }
+    }
+    done == count
 }
 
 /// Every non-trivial strongly connected component's witness, ordered by the
@@ -125,6 +149,10 @@ pub fn describe(witness: &Witness) -> String {
 #[salsa::tracked(returns(ref))]
 pub fn cycle_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
+    let progress = graph.edges.iter().filter(|e| e.kind.is_progress());
+    if is_acyclic(graph.nodes.len(), progress.clone().map(|e| (e.from, e.to))) {
+        return Vec::new();
+    }
     let cycle_graph = CycleGraph {
         nodes: graph.nodes.iter().map(|n| n.id.as_str()).collect(),
         edges: graph.edges.iter().filter(|e| e.kind.is_progress()).map(|e| (e.from, e.to, e.id.as_str())).collect(),
@@ -186,6 +214,19 @@ mod tests {
         assert!(witnesses(&g).is_empty());
     }
 
+    /// The fast answer agrees with the components on every graph of three nodes.
+    #[test]
+    fn is_acyclic_agrees_with_the_witnesses() {
+        let pairs: Vec<(u32, u32)> = (0..3).flat_map(|a| (0..3).map(move |b| (a, b))).collect();
+        let ids = ["e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8"];
+        for mask in 0u32..(1 << pairs.len()) {
+            let edges: Vec<(u32, u32, &str)> =
+                (0..pairs.len()).filter(|i| mask & (1 << i) != 0).map(|i| (pairs[i].0, pairs[i].1, ids[i])).collect();
+            let acyclic = is_acyclic(3, edges.iter().map(|&(from, to, _)| (from, to)));
+            assert_eq!(acyclic, witnesses(&graph(&["a", "b", "c"], &edges)).is_empty(), "{edges:?}");
+        }
+    }
+
     #[test]
     fn million_node_chain_does_not_overflow() {
         let names: Vec<String> = (0..1_000_000).map(|i| format!("n{i:07}")).collect();
@@ -193,8 +234,10 @@ mod tests {
         let nodes: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut edges: Vec<(u32, u32, &str)> = (0..999_999u32).map(|i| (i, i + 1, ids[i as usize].as_str())).collect();
         assert!(witnesses(&graph(&nodes, &edges)).is_empty());
+        assert!(is_acyclic(nodes.len(), edges.iter().map(|&(from, to, _)| (from, to))));
         // Close the chain: one million-node cycle.
         edges.push((999_999, 0, ids[999_999].as_str()));
+        assert!(!is_acyclic(nodes.len(), edges.iter().map(|&(from, to, _)| (from, to))));
         let w = witnesses(&graph(&nodes, &edges));
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].nodes.len(), 1_000_000);

@@ -227,6 +227,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     };
     let firsts = (0..graph.nodes.len() as u32).filter(|&p| graph.nodes[p as usize].nth == 0);
     let found = ids::find_each(firsts, |p| &graph.nodes[p as usize].id, 2 * draft.edges.len(), endpoint);
+    graph.edges.reserve_exact(draft.edges.len());
     for (entry, found) in draft.edges.iter().zip(found.chunks_exact(2)) {
         let decl = &entry.decl;
         let at = Anchor::edge(&decl.id, entry.nth);
