@@ -40,7 +40,6 @@ fn editing_one_config_reruns_that_nodes_checks_only() {
     // Neither the graph layers nor the candidate's hashes of the whole text: the server
     // publishes diagnostics, which do not need them.
     for query in [
-        "resolved_graph",
         "port_findings",
         "contract_findings",
         "flow_findings",

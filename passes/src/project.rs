@@ -220,8 +220,8 @@ fn build_topology(
                 node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
             ),
             contracts: graph_node.contracts.as_deref().cloned(),
-            packages: bindings.packages.clone(),
-            agent: match &bindings.agent {
+            packages: bindings.packages().to_vec(),
+            agent: match bindings.agent() {
                 little_frontend::draft::AgentDecl::Present(agent) => Some(agent.clone()),
                 _ => None,
             },
@@ -385,7 +385,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         let family = graph_node.family.as_ref().expect("executable");
         let bindings = node.bindings(db);
         field(out, true, "agent");
-        match &bindings.agent {
+        match bindings.agent() {
             little_frontend::draft::AgentDecl::Present(a) => {
                 value(out, &json!({ "agentId": a.agent_id, "revision": a.revision }))
             }
@@ -417,10 +417,10 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         field(out, false, "kind");
         write_string(out, family.kind.as_str());
         field(out, false, "packages");
-        if bindings.packages.is_empty() {
+        if bindings.packages().is_empty() {
             out.put("[]");
         } else {
-            value(out, &packages_json(&bindings.packages));
+            value(out, &packages_json(bindings.packages()));
         }
         field(out, false, "semantic");
         write_string(out, &family.semantic);

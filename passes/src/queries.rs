@@ -9,13 +9,14 @@ use std::sync::Arc;
 use little_diagnostics::Diagnostic;
 use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
-use little_frontend::draft::{ContractsDecl, EdgeEntry, NodeBindings, NodeMeta};
+use little_frontend::draft::{ContractsDecl, NodeBindings, NodeMeta};
 use little_frontend::json::JsonTree;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
 use little_ir::Name;
 use little_ir::catalog::{Catalog, Family};
 use little_ir::draft::{Config, Header, Position};
 
+use crate::checks::resolve::{ResolvedGraph, resolve};
 use crate::db::{SourceFile, Workspace};
 
 /// A parsed file: the tree (absent when the text is not JSON) and the parse findings.
@@ -85,12 +86,14 @@ pub struct Node<'db> {
     pub position: Option<Position>,
 }
 
-/// A lowered draft. Only ids of nodes, so a change inside one node leaves it equal.
+/// A lowered draft and its resolved graph. Only ids of nodes, so a change inside one node
+/// leaves it equal. The lowered edges are not kept: only the graph resolved from them,
+/// which is what every later layer reads (one copy of each edge, not two).
 #[derive(Debug, PartialEq, salsa::SalsaValue)]
 pub struct DraftIr<'db> {
     pub header: Header,
     pub nodes: Vec<Node<'db>>,
-    pub edges: Vec<EdgeEntry>,
+    pub graph: ResolvedGraph,
     pub nodes_unreadable: bool,
     pub findings: Vec<Finding>,
 }
@@ -106,7 +109,7 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
     let lowered = draft::lower_draft(tree);
     // A draft names a dozen families across up to millions of nodes: each is interned once.
     let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
-    let nodes = lowered
+    let nodes: Vec<Node<'_>> = lowered
         .nodes
         .into_iter()
         .map(|n| {
@@ -116,10 +119,11 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
             Node::new(db, workspace, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
         })
         .collect();
+    let graph = resolve(db, workspace, &nodes, lowered.nodes_unreadable, &lowered.edges);
     Some(DraftIr {
         header: lowered.header,
         nodes,
-        edges: lowered.edges,
+        graph,
         nodes_unreadable: lowered.nodes_unreadable,
         findings: lowered.findings,
     })

@@ -57,7 +57,7 @@ fn a_config_edit_reruns_only_that_nodes_checks() {
     let reruns = executions(&log, "check_node");
     assert_eq!(reruns, [first_run[1 + 500].clone()], "only the edited node's checks re-run");
     // The graph layers do not read configs, so none of them re-runs either.
-    for query in ["resolved_graph", "port_findings", "contract_findings", "flow_findings", "cycle_findings"] {
+    for query in ["port_findings", "contract_findings", "flow_findings", "cycle_findings"] {
         assert!(executions(&log, query).is_empty(), "{query} re-ran: {:?}", log.lock().unwrap());
     }
     // The edit is real: the topology hash moved.
@@ -80,7 +80,7 @@ fn moving_text_reruns_no_check() {
     let after = report(&db, workspace, file);
     let ran = log.lock().unwrap().clone();
     assert!(ran.iter().any(|e| e.starts_with("outline(")), "{ran:?}");
-    for query in ["check_node", "resolved_graph", "port_findings", "flow_findings", "cycle_findings", "check_draft"] {
+    for query in ["check_node", "port_findings", "flow_findings", "cycle_findings", "check_draft"] {
         assert!(executions(&log, query).is_empty(), "{query} re-ran after a whitespace edit: {ran:?}");
     }
     assert_eq!(before.candidate, after.candidate);
@@ -108,7 +108,7 @@ fn a_binding_rows_edit_reruns_only_the_agent_pass() {
     bindings.set_text(&mut db).to(rows("revoked").into());
     let after = report(&db, workspace, file);
     assert_eq!(executions(&log, "agent_findings").len(), 2, "{:?}", log.lock().unwrap());
-    for query in ["check_node", "resolved_graph", "flow_findings", "cycle_findings"] {
+    for query in ["check_node", "flow_findings", "cycle_findings"] {
         assert!(executions(&log, query).is_empty(), "{query} re-ran after a rows edit");
     }
     let codes: Vec<&str> = after.diagnostics.iter().map(|d| d.code.as_str()).collect();

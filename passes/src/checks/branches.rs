@@ -26,11 +26,8 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
     for edge in graph.edges.iter().filter(|e| e.kind == EdgeKind::Branch) {
         branches_of.entry(edge.from).or_default().push(edge);
     }
-    let authored: HashSet<(&str, &str)> = draft
-        .edges
-        .iter()
-        .filter_map(|e| Some((e.decl.from.as_ref()?.node.as_str(), e.decl.branch_label.as_deref()?)))
-        .collect();
+    let authored: HashSet<(&str, &str)> =
+        graph.labels.iter().map(|(node, label)| (node.as_str(), label.as_str())).collect();
     for (index, node) in graph.nodes.iter().enumerate() {
         if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Router) {
             continue;

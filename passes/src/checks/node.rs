@@ -49,7 +49,7 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> NodeRep
     report.layers = Layers {
         tenant: true,
         schedule: resolved.semantic == "schedule",
-        packages: !node.bindings(db).packages.is_empty(),
+        packages: !node.bindings(db).packages().is_empty(),
         agent: resolved.kind == NodeKind::Agent,
     };
     report.findings.extend(family::deprecated(id, &at, resolved));
@@ -89,14 +89,14 @@ pub fn schedule_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> 
 #[salsa::tracked(returns(ref))]
 pub fn package_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
     let workspace = node.workspace(db);
-    packages::check(node.id(db), &anchor(db, node), &node.bindings(db).packages, context(db, workspace))
+    packages::check(node.id(db), &anchor(db, node), node.bindings(db).packages(), context(db, workspace))
 }
 
 /// The agent-binding layer of one agent node.
 #[salsa::tracked(returns(ref))]
 pub fn agent_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
     let workspace = node.workspace(db);
-    agents::check(node.id(db), &anchor(db, node), &node.bindings(db).agent, binding_rows(db, workspace))
+    agents::check(node.id(db), &anchor(db, node), node.bindings(db).agent(), binding_rows(db, workspace))
 }
 
 fn anchor(db: &dyn salsa::Database, node: Node<'_>) -> Anchor {

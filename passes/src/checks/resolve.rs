@@ -13,7 +13,8 @@ use little_ir::{EdgeKind, Name, NodeKind};
 use rustc_hash::FxHashMap;
 
 use crate::db::{SourceFile, Workspace};
-use crate::queries::{FamilyName, draft_ir, family};
+use crate::queries::{FamilyName, Node, draft_ir, family};
+use little_frontend::draft::EdgeEntry;
 
 /// Inputs or outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +159,9 @@ pub struct ResolvedGraph {
     /// meant them, faulty ports included: reachability follows intent, so one bad port
     /// is not also a cascade of unreachable nodes.
     pub intents: Vec<(u32, u32)>,
+    /// Every (source node id, branch label) that an authored edge carries, resolved or not
+    /// (a label on an edge that failed has that edge's own diagnostic), sorted.
+    pub labels: Vec<(Name, String)>,
     /// Input ports that a dropped edge was aimed at: not reported as missing.
     pub aimed: Vec<(u32, Name)>,
     /// Nodes entered by an edge from a node that does not exist: what the author meant
@@ -182,16 +186,29 @@ impl ResolvedGraph {
     }
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
+/// The resolved graph of a draft (empty when the file is not a readable draft). It is
+/// built with the lowered draft ([`crate::queries::draft_ir`]), so that the lowered edges
+/// are not held beside the resolved ones.
+pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> &ResolvedGraph {
+    static EMPTY: std::sync::LazyLock<ResolvedGraph> = std::sync::LazyLock::new(ResolvedGraph::default);
+    draft_ir(db, workspace, file).as_ref().map_or(&EMPTY, |draft| &draft.graph)
+}
+
+/// Resolves a draft's lowered edges between its nodes.
+pub(crate) fn resolve<'db>(
+    db: &'db dyn salsa::Database,
+    workspace: Workspace,
+    nodes: &[Node<'db>],
+    nodes_unreadable: bool,
+    edges: &[EdgeEntry],
+) -> ResolvedGraph {
     let mut graph = ResolvedGraph::default();
-    let Some(draft) = draft_ir(db, workspace, file) else { return graph };
     // Each distinct family is looked up once: a draft has a dozen families and up to
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
     let mut families: FxHashMap<FamilyName<'_>, Option<Arc<Family>>> = FxHashMap::default();
-    graph.nodes.reserve(draft.nodes.len());
-    for &node in &draft.nodes {
+    graph.nodes.reserve(nodes.len());
+    for &node in nodes {
         let id = node.id(db).clone();
         let nth = node.nth(db);
         let name = node.family(db);
@@ -217,19 +234,22 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         }
         graph.nodes.push(GraphNode { id, nth, family, contracts });
     }
-    if draft.nodes_unreadable {
+    if nodes_unreadable {
         return graph;
     }
     // Where each id first appears: edges name their nodes by id.
     let endpoint = |probe: u32| {
-        let decl = &draft.edges[probe as usize / 2].decl;
+        let decl = &edges[probe as usize / 2].decl;
         [&decl.from, &decl.to][probe as usize % 2].as_ref().map_or("", |end| end.node.as_str())
     };
     let firsts = (0..graph.nodes.len() as u32).filter(|&p| graph.nodes[p as usize].nth == 0);
-    let found = ids::find_each(firsts, |p| &graph.nodes[p as usize].id, 2 * draft.edges.len(), endpoint);
-    graph.edges.reserve_exact(draft.edges.len());
-    for (entry, found) in draft.edges.iter().zip(found.chunks_exact(2)) {
+    let found = ids::find_each(firsts, |p| &graph.nodes[p as usize].id, 2 * edges.len(), endpoint);
+    graph.edges.reserve_exact(edges.len());
+    for (entry, found) in edges.iter().zip(found.chunks_exact(2)) {
         let decl = &entry.decl;
+        if let (Some(from), Some(label)) = (&decl.from, &decl.branch_label) {
+            graph.labels.push((from.node.clone(), label.clone()));
+        }
         let at = Anchor::edge(&decl.id, entry.nth);
         if entry.nth > 0 {
             graph.findings.push(
@@ -252,6 +272,8 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     }
     graph.aimed.sort();
     graph.aimed.dedup();
+    graph.labels.sort();
+    graph.labels.dedup();
     graph
 }
 
