@@ -234,9 +234,9 @@ fn build_topology(
             from: TransitionEnd { node: dense[&e.from], port: e.from_port.to_string() },
             to: TransitionEnd { node: dense[&e.to], port: e.to_port.to_string() },
             kind: e.kind,
-            retry: e.retry.as_deref().cloned(),
-            branch_label: e.label.clone(),
-            mapping: e.mapping.as_deref().cloned(),
+            retry: e.retry().cloned(),
+            branch_label: e.label().map(str::to_string),
+            mapping: e.mapping().cloned(),
         })
         .collect();
     let mut layout: Vec<(String, little_ir::draft::Position)> = draft
@@ -438,12 +438,12 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         field(out, false, "kind");
         write_string(out, t.kind.as_str());
         field(out, false, "mapping");
-        match &t.mapping {
+        match t.mapping() {
             Some(m) => value(out, &mapping_json(m)),
             None => out.put("null"),
         }
         field(out, false, "retry");
-        match &t.retry {
+        match t.retry() {
             Some(r) => value(out, &retry_json(r)),
             None => out.put("null"),
         }

@@ -77,7 +77,7 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
         }
         let mut wired: HashMap<&str, &str> = HashMap::new();
         for &edge in branches_of.get(&(index as u32)).map_or(&[][..], Vec::as_slice) {
-            let Some(label) = edge.label.as_deref() else { continue };
+            let Some(label) = edge.label() else { continue };
             let label_at = edge.anchor().at("branch").at("label");
             if !distinct.contains(&label) {
                 findings.push(

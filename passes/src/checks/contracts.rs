@@ -18,7 +18,7 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
     }
     let mut mapped_into: std::collections::HashSet<(u32, &str)> = std::collections::HashSet::new();
     for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
-        let Some(mapping) = &edge.mapping else { continue };
+        let Some(mapping) = edge.mapping() else { continue };
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
         let at = edge.anchor().at("mapping");
         let mut mismatch = false;

@@ -25,7 +25,7 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
         let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
-        let contract_checked = edge.mapping.is_some() && graph.contract_mode;
+        let contract_checked = edge.mapping().is_some() && graph.contract_mode;
         if !contract_checked && !types_overlap(output.types, input.types) {
             findings.push(
                 Finding::new(

@@ -137,14 +137,33 @@ pub struct GraphEdge {
     pub to: u32,
     pub to_port: Name,
     pub kind: EdgeKind,
-    pub mapping: Option<Box<Mapping>>,
     /// The author wrote these ports (rather than leaving them to a default or mapping).
     pub explicit_ports: (bool, bool),
-    pub label: Option<String>,
-    pub retry: Option<Box<RetrySettings>>,
+    /// What few edges carry: one pointer, absent for the rest (96 bytes an edge, not 128).
+    extras: Option<Box<EdgeExtras>>,
+}
+
+/// An edge's contract mapping, branch label and retry settings.
+#[derive(Clone, Debug, PartialEq)]
+struct EdgeExtras {
+    mapping: Option<Mapping>,
+    label: Option<String>,
+    retry: Option<RetrySettings>,
 }
 
 impl GraphEdge {
+    pub fn mapping(&self) -> Option<&Mapping> {
+        self.extras.as_ref()?.mapping.as_ref()
+    }
+
+    pub fn label(&self) -> Option<&str> {
+        self.extras.as_ref()?.label.as_deref()
+    }
+
+    pub fn retry(&self) -> Option<&RetrySettings> {
+        self.extras.as_ref()?.retry.as_ref()
+    }
+
     pub fn anchor(&self) -> Anchor {
         Anchor::edge(&self.id, self.nth)
     }
@@ -504,9 +523,13 @@ fn resolve_edge(
         to: to_index,
         to_port,
         kind: decl.kind,
-        mapping: decl.mapping.clone(),
         explicit_ports: (from.port.is_some(), to.port.is_some()),
-        label: decl.branch_label.clone(),
-        retry: decl.retry.clone(),
+        extras: (decl.mapping.is_some() || decl.branch_label.is_some() || decl.retry.is_some()).then(|| {
+            Box::new(EdgeExtras {
+                mapping: decl.mapping.as_deref().cloned(),
+                label: decl.branch_label.clone(),
+                retry: decl.retry.as_deref().cloned(),
+            })
+        }),
     })
 }

@@ -19,7 +19,7 @@ pub fn retry_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sour
     let mut predecessor_lists = None;
     for edge in graph.edges.iter().filter(|e| e.kind == EdgeKind::Retry) {
         let at = edge.anchor();
-        match &edge.retry {
+        match edge.retry() {
             None => findings.push(
                 Finding::new(
                     Code::RetryInvalidConfig,
