@@ -51,6 +51,8 @@ pub struct JsonTree {
     /// Every distinct key of the document, once: drafts repeat a few dozen keys hundreds
     /// of thousands of times, and a member names its key by index.
     keys: Vec<Box<str>>,
+    /// Some element is elided: this is an outline ([`parse_outline`]), not the whole tree.
+    elided: bool,
 }
 
 /// One node: its span and its value, whose payload (`a`, `b`) is an offset and a length
@@ -322,6 +324,11 @@ impl JsonTree {
         parser.into_tree()
     }
 
+    /// Whether this is an outline with elided elements rather than the whole tree.
+    pub fn is_outline(&self) -> bool {
+        self.elided
+    }
+
     /// The `id` of an elided element, when the outline kept it (a string without escapes).
     pub fn elided_id(&self, i: NodeIdx) -> Option<&str> {
         let slot = &self.nodes[i as usize];
@@ -558,6 +565,7 @@ fn parse_with(text: Arc<str>, elide: &[&str]) -> Parsed {
                 members: parser.object_members,
                 strings: parser.strings,
                 keys: parser.key_table,
+                elided: parser.elided,
             };
             Parsed { tree: Some(tree), diagnostics }
         }
@@ -605,6 +613,7 @@ impl<'a> ElementParser<'a> {
             members: std::mem::take(&mut parser.object_members),
             strings: std::mem::take(&mut parser.strings),
             keys: std::mem::take(&mut parser.key_table),
+            elided: false,
         };
         self.tree.insert(tree)
     }
@@ -671,6 +680,8 @@ struct Parser<'a> {
     elide: &'a [&'a str],
     /// Where the arenas stood when the element being parsed began, if it is to be elided.
     element: Option<ElementMark>,
+    /// Some element was elided.
+    elided: bool,
 }
 
 /// The arenas' lengths when an elided element began: its subtree is what follows.
@@ -719,6 +730,7 @@ impl<'a> Parser<'a> {
             escaped_keys: HashMap::new(),
             elide: &[],
             element: None,
+            elided: false,
         }
     }
 
@@ -907,6 +919,7 @@ impl<'a> Parser<'a> {
         self.strings.truncate(mark.strings);
         let slot = &mut self.nodes[mark.node as usize];
         (slot.tag, slot.a, slot.b) = (Tag::Elided, id.0, id.1);
+        self.elided = true;
     }
 
     /// Adds a container whose value and end are filled in when it closes.

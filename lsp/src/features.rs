@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use little_diagnostics::{Code, Diagnostic, Encoding, LineIndex, Severity};
 use little_frontend::json::{JsonTree, NodeIdx};
-use little_passes::queries::{catalog_of, parse};
+use little_passes::queries::{catalog_of, whole_tree};
 use lsp_types::request::Request as _;
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability, CompletionItem,
@@ -89,7 +89,7 @@ impl Snapshot {
     }
 
     fn tree(&self) -> Option<&JsonTree> {
-        parse(&self.db, self.file).tree.as_ref()
+        whole_tree(&self.db, self.file)
     }
 
     fn catalog(&self) -> &little_ir::catalog::Catalog {

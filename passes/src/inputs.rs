@@ -11,7 +11,7 @@ use little_frontend::catalog::DEFAULT_CATALOG;
 use salsa::Durability;
 
 use crate::db::{Database, SourceFile, Workspace};
-use crate::queries::{bindings_of, catalog_of, context_of, parse};
+use crate::queries::{bindings_of, catalog_of, context_of, outline};
 
 /// The name the embedded catalog goes by in messages.
 pub const EMBEDDED_CATALOG: &str = "<embedded catalog>";
@@ -86,7 +86,7 @@ pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durabil
 pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
     let mut problems = String::new();
     let mut usable = |file: SourceFile, what: &str, findings: &[Finding]| {
-        let parsed = parse(db, file);
+        let parsed = outline(db, file);
         let resolved: Vec<Diagnostic> = match &parsed.tree {
             Some(tree) => {
                 let resolver = Resolver::new(tree);

@@ -45,6 +45,16 @@ pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
     ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
 }
 
+/// The whole tree of a file, for the readers of every document but a draft and for the
+/// editor's requests: the outline's when it elided nothing (every document but a draft),
+/// so that such a file is parsed once; else the file parsed anew.
+pub fn whole_tree(db: &dyn salsa::Database, file: SourceFile) -> Option<&JsonTree> {
+    match outline(db, file).tree.as_ref() {
+        Some(tree) if tree.is_outline() => parse(db, file).tree.as_ref(),
+        tree => tree,
+    }
+}
+
 /// Which document a file is; `None` when it is not JSON at all.
 #[salsa::tracked(returns(ref))]
 pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Result<DocumentKind, Box<Finding>>> {
@@ -143,7 +153,7 @@ pub(crate) fn read_document<T: Default>(
     expected: DocumentKind,
     read: impl FnOnce(&JsonTree) -> (T, Vec<Finding>),
 ) -> Read<T> {
-    let Some(tree) = parse(db, file).tree.as_ref() else {
+    let Some(tree) = whole_tree(db, file) else {
         return Read { value: T::default(), findings: Vec::new() };
     };
     match document_kind(db, file) {

@@ -115,3 +115,20 @@ fn a_binding_rows_edit_reruns_only_the_agent_pass() {
     assert!(codes.contains(&"agent.binding_not_accepted"), "{codes:?}");
     assert!(after.candidate.is_none());
 }
+
+/// A check parses each file once: the catalog's outline is its whole tree, and a draft is
+/// read from its outline, so the whole-tree query (the editor's) never runs.
+#[test]
+fn a_check_parses_each_file_once() {
+    let (db, log) = Database::with_execution_log();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let workspace = Workspace::new(&db, catalog, None, None, None);
+    let file = SourceFile::new(&db, "draft.json".into(), chain(20, |i| format!("select {i}")).into());
+    assert!(report(&db, workspace, file).candidate.is_some());
+    assert_eq!(executions(&log, "outline").len(), 2, "{:?}", log.lock().unwrap());
+    assert!(executions(&log, "parse").is_empty(), "{:?}", log.lock().unwrap());
+    // The editor's whole tree of the draft is a parse of its own.
+    let tree = little_passes::queries::whole_tree(&db, file).expect("JSON");
+    assert!(!tree.is_outline());
+    assert_eq!(executions(&log, "parse").len(), 1);
+}

@@ -11,7 +11,7 @@ use little_frontend::DocumentKind;
 use little_frontend::anchor::{Anchor, Finding, Resolver};
 use little_frontend::definition::Definition;
 use little_passes::definition::definition_of;
-use little_passes::queries::{document_kind, parse};
+use little_passes::queries::{document_kind, outline, whole_tree};
 use little_passes::{Database, SourceFile};
 
 use crate::{Failure, Located};
@@ -106,10 +106,9 @@ pub fn load_input(db: &Database, path: &Path, definition: &Definition) -> Result
     let text = read_text(path, "input")?;
     let display = path.display().to_string();
     let file = SourceFile::new(db, display.clone(), text.clone());
-    let parsed = parse(db, file);
     let errors: Vec<Diagnostic> =
-        parsed.diagnostics.iter().filter(|d| d.severity() == Severity::Error).cloned().collect();
-    let Some(tree) = parsed.tree.as_ref().filter(|_| errors.is_empty()) else {
+        outline(db, file).diagnostics.iter().filter(|d| d.severity() == Severity::Error).cloned().collect();
+    let Some(tree) = whole_tree(db, file).filter(|_| errors.is_empty()) else {
         return Err(blocked(&display, text, errors));
     };
     let value = tree.to_serde(tree.root());

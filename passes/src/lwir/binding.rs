@@ -9,7 +9,7 @@ use little_frontend::lwir::StepCall;
 use little_frontend::snapshot::{Snapshot, read_snapshot};
 
 use crate::db::{SourceFile, Workspace};
-use crate::queries::{Read, parse};
+use crate::queries::{Read, whole_tree};
 
 use super::steps::{fixer_model, step_findings};
 use super::{lwir_ir, schemas};
@@ -18,7 +18,7 @@ use super::{lwir_ir, schemas};
 /// findings (its parse diagnostics say why).
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_of(db: &dyn salsa::Database, file: SourceFile) -> Read<Snapshot> {
-    match parse(db, file).tree.as_ref() {
+    match whole_tree(db, file) {
         Some(tree) => {
             let (value, findings) = read_snapshot(tree);
             Read { value, findings }

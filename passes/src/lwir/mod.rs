@@ -19,7 +19,7 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_frontend::lwir::{LwirHeader, StepDecl, lower_lwir};
 
 use crate::db::{SourceFile, Workspace};
-use crate::queries::{document_kind, parse};
+use crate::queries::{document_kind, whole_tree};
 
 pub use version::{WorkflowVersion, check_lwir_text, version_of_tree, workflow_version};
 
@@ -56,7 +56,7 @@ pub fn lwir_ir(db: &dyn salsa::Database, file: SourceFile) -> Option<LwirIr<'_>>
     if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Lwir))) {
         return None;
     }
-    let tree = parse(db, file).tree.as_ref()?;
+    let tree = whole_tree(db, file)?;
     let lowered = lower_lwir(tree);
     let steps = lowered.steps.into_iter().map(|s| Step::new(db, s.id.clone(), s.nth, Arc::new(s))).collect();
     Some(LwirIr {
@@ -90,7 +90,7 @@ pub fn check_lwir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFi
     findings.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.diagnostic.code.cmp(&b.diagnostic.code)));
     findings.dedup();
     if !findings.iter().any(|f| f.diagnostic.blocking()) {
-        let tree = parse(db, file).tree.as_ref().expect("an LWIR was parsed");
+        let tree = whole_tree(db, file).expect("an LWIR was parsed");
         outcome.version = version::version_of_tree(tree, false);
     }
     outcome

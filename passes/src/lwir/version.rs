@@ -5,7 +5,7 @@ use little_frontend::json::{JsonTree, TreeValue};
 use little_hashing::{CANONICALIZER, HashSink, write_canonical};
 
 use crate::db::{Database, SourceFile, Workspace};
-use crate::queries::parse;
+use crate::queries::{outline, whole_tree};
 use crate::report::{FileReport, report};
 
 use super::binding::snapshot_of;
@@ -84,7 +84,7 @@ pub fn check_lwir_text(lwir: &str, snapshot: Option<&str>) -> LwirCheck {
     let report = report(&db, workspace, file);
     // The canonical text from the tree the check already parsed.
     let version = match report.candidate {
-        Some(_) => parse(&db, file).tree.as_ref().and_then(|tree| version_of_tree(tree, true)),
+        Some(_) => whole_tree(&db, file).and_then(|tree| version_of_tree(tree, true)),
         None => None,
     };
     let snapshot_errors = snapshot.map(|file| snapshot_errors(&db, file)).unwrap_or_default();
@@ -93,9 +93,8 @@ pub fn check_lwir_text(lwir: &str, snapshot: Option<&str>) -> LwirCheck {
 
 /// The parse and reader errors of a snapshot file, resolved against its text.
 pub fn snapshot_errors(db: &dyn salsa::Database, file: SourceFile) -> Vec<little_diagnostics::Diagnostic> {
-    let parsed = parse(db, file);
-    let mut errors = parsed.diagnostics.clone();
-    if let Some(tree) = &parsed.tree {
+    let mut errors = outline(db, file).diagnostics.clone();
+    if let Some(tree) = whole_tree(db, file) {
         let resolver = little_frontend::anchor::Resolver::new(tree);
         errors.extend(snapshot_of(db, file).findings.iter().cloned().map(|f| resolver.resolve(f)));
     }
