@@ -373,8 +373,7 @@ impl JsonTree {
                 JsonValue::Bool(b) => Value::Bool(*b),
                 JsonValue::Number(n) => Value::Number(n.to_string()),
                 JsonValue::String(s) => Value::String(s.to_string()),
-                JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
-                JsonValue::Elided => unreachable!("outlines are converted element by element"),
+                JsonValue::Array(_) | JsonValue::Object(_) | JsonValue::Elided => unreachable!("converted apart"),
             },
             Value::Array,
             |members, values| Value::Object(members.iter().map(|m| m.key.to_string()).zip(values).collect()),
@@ -397,8 +396,7 @@ impl JsonTree {
                 JsonValue::Bool(b) => Value::Bool(*b),
                 JsonValue::Number(n) => serde_number(n),
                 JsonValue::String(s) => Value::String(s.to_string()),
-                JsonValue::Array(_) | JsonValue::Object(_) => unreachable!("containers are built"),
-                JsonValue::Elided => unreachable!("outlines are converted element by element"),
+                JsonValue::Array(_) | JsonValue::Object(_) | JsonValue::Elided => unreachable!("converted apart"),
             },
             Value::Array,
             |members, values| {
@@ -412,13 +410,24 @@ impl JsonTree {
     }
 
     /// Converts a subtree bottom-up with an explicit stack: `leaf` makes scalars,
-    /// `array` and `object` assemble containers from their converted children.
+    /// `array` and `object` assemble containers from their converted children. An
+    /// outline's elided element is parsed and converted on its own (it holds none).
     fn convert<V>(
         &self,
         root: NodeIdx,
         mut leaf: impl FnMut(&JsonValue) -> V,
         mut array: impl FnMut(Vec<V>) -> V,
         mut object: impl FnMut(Members<'_>, std::vec::Drain<'_, V>) -> V,
+    ) -> V {
+        self.convert_with(root, &mut leaf, &mut array, &mut object)
+    }
+
+    fn convert_with<V>(
+        &self,
+        root: NodeIdx,
+        leaf: &mut impl FnMut(&JsonValue) -> V,
+        array: &mut impl FnMut(Vec<V>) -> V,
+        object: &mut impl FnMut(Members<'_>, std::vec::Drain<'_, V>) -> V,
     ) -> V {
         enum Task {
             Visit(NodeIdx),
@@ -436,6 +445,10 @@ impl JsonTree {
                     JsonValue::Object(members) => {
                         tasks.push(Task::Build(i));
                         tasks.extend(members.iter().rev().map(|m| Task::Visit(m.value)));
+                    }
+                    JsonValue::Elided => {
+                        let element = self.element(i).expect("an elided element");
+                        done.push(element.convert_with(element.root(), leaf, array, object));
                     }
                     value => done.push(leaf(&value)),
                 },
