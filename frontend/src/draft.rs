@@ -2,6 +2,8 @@
 //!
 //! Everything here is position-free: findings carry anchors, declarations carry no spans.
 
+use std::ops::Range;
+
 use little_diagnostics::Code;
 use little_ir::draft::{
     AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
@@ -11,7 +13,7 @@ use little_ir::ids::occurrences;
 use little_ir::{EdgeKind, Name};
 
 use crate::anchor::{Anchor, Finding, Owner};
-use crate::json::{ElementParser, JsonTree, JsonValue, NodeIdx, TreeValue};
+use crate::json::{ElementParser, ElementSeen, JsonTree, JsonValue, NodeIdx, TreeValue};
 use crate::reader::{DRAFT_CODES, Reader, ShapeCodes, member};
 
 pub const DRAFT_FORMAT: &str = "workflow-draft/v1";
@@ -163,6 +165,12 @@ pub struct LoweredDraft {
 /// Lowers a draft whose `format` has already been recognised, from its tree or from its
 /// outline ([`crate::json::parse_outline`]), whose elements are read one at a time.
 pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
+    lower_draft_from(tree, DraftElements::default())
+}
+
+/// [`lower_draft`] with the elements its outline parse read already (any it did not read
+/// are read here).
+pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft {
     let mut reader = Reader::new(tree, DRAFT_CODES);
     let mut draft = LoweredDraft::default();
     let root_at = Anchor::root();
@@ -183,11 +191,13 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                draft.nodes = read_counted(
+                draft.nodes = read_array(
                     &mut reader,
                     &mut elements,
                     "nodes",
+                    idx,
                     items,
+                    pre.nodes.take(),
                     read_node,
                     |n| &n.id,
                     |n, nth| n.nth = nth,
@@ -199,8 +209,18 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
     if let Some(idx) = member(top, "edges")
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
-        draft.edges =
-            read_counted(&mut reader, &mut elements, "edges", items, read_edge, |e| &e.decl.id, |e, nth| e.nth = nth);
+        let edges = pre.edges.take();
+        draft.edges = read_array(
+            &mut reader,
+            &mut elements,
+            "edges",
+            idx,
+            items,
+            edges,
+            read_edge,
+            |e| &e.decl.id,
+            |e, nth| e.nth = nth,
+        );
     }
     out_of_range_numbers(tree, tree.root(), Anchor::root(), &mut reader.findings);
     draft.findings = reader.findings;
@@ -214,7 +234,9 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
 pub(crate) fn out_of_range_numbers(tree: &JsonTree, root: NodeIdx, at: Anchor, findings: &mut Vec<Finding>) {
     use crate::json::JsonValue;
     let out_of_range = |i: NodeIdx| tree.value(i).as_number().is_some_and(|n| !little_hashing::has_canonical_form(n));
-    if !(0..tree.len() as NodeIdx).any(out_of_range) {
+    // A subtree's nodes follow its root in the arena: only those are looked at (the
+    // outline parse shows an element at the end of the document parsed so far).
+    if !(root..tree.len() as NodeIdx).any(out_of_range) {
         return;
     }
     let mut stack = vec![(root, at)];
@@ -388,50 +410,129 @@ pub fn config_value(config: &Config) -> serde_json::Value {
     })
 }
 
-/// The `id` of an element that was read successfully (so it has a string id).
-/// Reads the elements of `nodes` or `edges`, then counts the occurrences of their ids
-/// (all at once: see `little_ir::ids`) and gives each element and its findings its count.
-/// An elided element (an outline's) is parsed on its own first, and its out-of-range
-/// numbers are looked for there.
+/// The elements of one of a draft's arrays, read one by one, before their ids are
+/// counted: what [`read_array`] builds from a tree or an outline, and what
+/// [`DraftElements`] builds while the outline is parsed.
+#[derive(Debug)]
+struct ArrayRead<T> {
+    /// The array's node in the tree (a duplicate root key's array is another node).
+    array: NodeIdx,
+    /// How many elements were seen.
+    seen: usize,
+    read: Vec<T>,
+    /// The findings of each read element, in `findings`.
+    runs: Vec<Range<u32>>,
+    findings: Vec<Finding>,
+    /// Numbers out of the range of doubles, inside elements read on their own.
+    numbers: Vec<Finding>,
+}
+
+impl<T> ArrayRead<T> {
+    fn new(array: NodeIdx) -> Self {
+        ArrayRead { array, seen: 0, read: Vec::new(), runs: Vec::new(), findings: Vec::new(), numbers: Vec::new() }
+    }
+
+    /// Reads element `index` of the array `key`, at `node` of `tree`. `elided`: the outline
+    /// does not keep the element, so the document's own number check will not see it.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        tree: &JsonTree,
+        node: NodeIdx,
+        index: usize,
+        key: &str,
+        elided: bool,
+        read: &impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
+    ) {
+        let mut reader = Reader { tree, codes: DRAFT_CODES, findings: std::mem::take(&mut self.findings) };
+        let first = reader.findings.len() as u32;
+        if let Some(element) = read(&mut reader, node, index) {
+            self.read.push(element);
+            self.runs.push(first..reader.findings.len() as u32);
+        }
+        self.findings = reader.findings;
+        if elided {
+            out_of_range_numbers(tree, node, Anchor::element(key, index), &mut self.numbers);
+        }
+        self.seen += 1;
+    }
+
+    /// Counts the occurrences of the ids (all at once: see `little_ir::ids`), gives each
+    /// element and its findings its count, and hands the findings to `out`.
+    fn finish(mut self, id: impl Fn(&T) -> &str, set_nth: impl Fn(&mut T, u32), out: &mut Vec<Finding>) -> Vec<T> {
+        let counts = occurrences(self.read.len(), |at| id(&self.read[at as usize]));
+        for ((element, run), nth) in self.read.iter_mut().zip(&self.runs).zip(counts) {
+            set_nth(element, nth);
+            patch_nth(&mut self.findings[run.start as usize..run.end as usize], nth);
+        }
+        out.append(&mut self.findings);
+        out.append(&mut self.numbers);
+        self.read
+    }
+}
+
+/// A draft's nodes and edges, read while its outline is parsed
+/// ([`crate::json::parse_outline_visiting`]), each element while the parser holds it
+/// whole: the lowering then need not parse them again ([`lower_draft_from`]).
+#[derive(Debug, Default)]
+pub struct DraftElements {
+    nodes: Option<ArrayRead<NodeDecl>>,
+    edges: Option<ArrayRead<EdgeEntry>>,
+}
+
+impl DraftElements {
+    /// Reads one element the outline parse shows.
+    pub fn visit(&mut self, seen: ElementSeen<'_>) {
+        fn add<T>(
+            slot: &mut Option<ArrayRead<T>>,
+            seen: ElementSeen<'_>,
+            read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
+        ) {
+            // Of two arrays under one root key, the tree keeps the first.
+            let state = slot.get_or_insert_with(|| ArrayRead::new(seen.array_node));
+            if state.array == seen.array_node {
+                state.add(seen.tree, seen.node, seen.index, seen.array, true, &read);
+            }
+        }
+        match seen.array {
+            "nodes" => add(&mut self.nodes, seen, read_node),
+            "edges" => add(&mut self.edges, seen, read_edge),
+            _ => {}
+        }
+    }
+}
+
+/// Reads the elements of `nodes` or `edges` (at `array` in the tree), unless `pre` has
+/// read them already, and counts their ids. An elided element is parsed on its own.
 #[allow(clippy::too_many_arguments)]
-fn read_counted<T>(
+fn read_array<T>(
     reader: &mut Reader<'_>,
     elements: &mut ElementParser<'_>,
-    array: &str,
+    key: &str,
+    array: NodeIdx,
     items: &[NodeIdx],
+    pre: Option<ArrayRead<T>>,
     read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
     id: impl Fn(&T) -> &str,
     set_nth: impl Fn(&mut T, u32),
 ) -> Vec<T> {
-    let mut read_elements = Vec::with_capacity(items.len());
-    // The findings each read element added.
-    let mut finding_runs = Vec::with_capacity(items.len());
-    let mut numbers = Vec::new();
-    for (i, &item) in items.iter().enumerate() {
-        let first_finding = reader.findings.len();
-        let element = if reader.tree.value(item) == JsonValue::Elided {
-            let tree = elements.parse(reader.tree.span(item));
-            let mut element_reader =
-                Reader { tree, codes: reader.codes, findings: std::mem::take(&mut reader.findings) };
-            let element = read(&mut element_reader, tree.root(), i);
-            reader.findings = element_reader.findings;
-            out_of_range_numbers(tree, tree.root(), Anchor::element(array, i), &mut numbers);
-            element
-        } else {
-            read(reader, item, i)
-        };
-        if let Some(element) = element {
-            read_elements.push(element);
-            finding_runs.push(first_finding as u32..reader.findings.len() as u32);
+    let state = match pre.filter(|pre| pre.array == array && pre.seen == items.len()) {
+        Some(pre) => pre,
+        None => {
+            let mut state = ArrayRead::new(array);
+            state.read.reserve_exact(items.len());
+            for (i, &item) in items.iter().enumerate() {
+                if reader.tree.value(item) == JsonValue::Elided {
+                    let tree = elements.parse(reader.tree.span(item));
+                    state.add(tree, tree.root(), i, key, true, &read);
+                } else {
+                    state.add(reader.tree, item, i, key, false, &read);
+                }
+            }
+            state
         }
-    }
-    let counts = occurrences(read_elements.len(), |at| id(&read_elements[at as usize]));
-    for ((element, findings), nth) in read_elements.iter_mut().zip(&finding_runs).zip(counts) {
-        set_nth(element, nth);
-        patch_nth(&mut reader.findings[findings.start as usize..findings.end as usize], nth);
-    }
-    reader.findings.append(&mut numbers);
-    read_elements
+    };
+    state.finish(id, set_nth, &mut reader.findings)
 }
 
 /// Sets the occurrence count of findings rebased onto an id before it was known.
@@ -733,5 +834,28 @@ mod config_text {
     #[test]
     fn a_number_without_a_canonical_form_leaves_the_config_unreadable() {
         assert_eq!(config_of(r#"{"limit": 1e400}"#), None);
+    }
+}
+
+#[cfg(test)]
+mod visit_tests {
+    use super::*;
+    use crate::json::parse_outline_visiting;
+
+    /// The elements read during the outline parse are the ones the lowering takes: the
+    /// array's node and count match the outline's, so nothing is read twice.
+    #[test]
+    fn the_outline_parse_reads_each_element_once() {
+        let text = r#"{"format":"workflow-draft/v1","nodes":[{"id":"a"},{"id":"b"},7],"nodes":[{"id":"z"}],"edges":[{"id":"e"}]}"#;
+        let mut elements = DraftElements::default();
+        let outline = parse_outline_visiting(text.into(), &["nodes", "edges"], &mut |seen| elements.visit(seen));
+        let tree = outline.tree.unwrap();
+        let array_of = |key| tree.get(tree.root(), key).unwrap().value;
+        let nodes = elements.nodes.as_ref().unwrap();
+        assert_eq!((nodes.array, nodes.seen, nodes.read.len()), (array_of("nodes"), 3, 2));
+        let edges = elements.edges.as_ref().unwrap();
+        assert_eq!((edges.array, edges.seen), (array_of("edges"), 1));
+        let lowered = lower_draft_from(&tree, elements);
+        assert_eq!(lowered.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
     }
 }

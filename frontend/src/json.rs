@@ -543,7 +543,7 @@ pub fn parse(text: &str) -> Parsed {
 
 /// Parses `text` as one JSON document; the tree shares the text rather than copying it.
 pub fn parse_shared(text: Arc<str>) -> Parsed {
-    parse_with(text, &[])
+    parse_with(text, &[], None)
 }
 
 /// Parses `text` as one JSON document, but keeps the elements of the root object's arrays
@@ -552,10 +552,29 @@ pub fn parse_shared(text: Arc<str>) -> Parsed {
 /// [`parse_shared`]. A draft's outline is a few bytes an element where its tree is
 /// hundreds, and nothing needs the whole tree at once.
 pub fn parse_outline(text: Arc<str>, arrays: &[&str]) -> Parsed {
-    parse_with(text, arrays)
+    parse_with(text, arrays, None)
 }
 
-fn parse_with(text: Arc<str>, elide: &[&str]) -> Parsed {
+/// An element of an outline being parsed, shown to [`parse_outline_visiting`]'s visitor
+/// just before it is dropped: the document parsed so far holds it whole.
+pub struct ElementSeen<'t> {
+    /// The root member whose array holds it, and that array's node.
+    pub array: &'t str,
+    pub array_node: NodeIdx,
+    /// Its position in the array.
+    pub index: usize,
+    pub tree: &'t JsonTree,
+    pub node: NodeIdx,
+}
+
+/// [`parse_outline`], showing each elided element to `visit` while it is still whole, so
+/// that it can be read without being parsed again. (An element of a root member that a
+/// later duplicate key drops is shown too; the first of two arrays is the one kept.)
+pub fn parse_outline_visiting(text: Arc<str>, arrays: &[&str], visit: &mut dyn FnMut(ElementSeen<'_>)) -> Parsed {
+    parse_with(text, arrays, Some(visit))
+}
+
+fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(ElementSeen<'_>)>) -> Parsed {
     if u32::try_from(text.len()).is_err() {
         let diagnostic =
             Diagnostic::new(Code::ParseInvalidJson, "the file is larger than 4 GiB, the most little reads")
@@ -564,6 +583,9 @@ fn parse_with(text: Arc<str>, elide: &[&str]) -> Parsed {
     }
     let mut parser = Parser::new(&text);
     parser.elide = elide;
+    if let Some(visit) = visit {
+        parser.visit = Some((visit, text.clone()));
+    }
     match parser.run() {
         Ok(()) => {
             let mut diagnostics = parser.diagnostics;
@@ -695,7 +717,12 @@ struct Parser<'a> {
     element: Option<ElementMark>,
     /// Some element was elided.
     elided: bool,
+    /// Who is shown each element before it is elided, and the text its tree shares.
+    visit: Option<(Visitor<'a>, Arc<str>)>,
 }
+
+/// What an outline parse shows each elided element to.
+type Visitor<'a> = &'a mut dyn FnMut(ElementSeen<'_>);
 
 /// The arenas' lengths when an elided element began: its subtree is what follows.
 struct ElementMark {
@@ -744,6 +771,7 @@ impl<'a> Parser<'a> {
             elide: &[],
             element: None,
             elided: false,
+            visit: None,
         }
     }
 
@@ -926,6 +954,9 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        if self.visit.is_some() {
+            self.show_element(mark.node);
+        }
         self.nodes.truncate(mark.node as usize + 1);
         self.items.truncate(mark.items);
         self.object_members.truncate(mark.members);
@@ -933,6 +964,26 @@ impl<'a> Parser<'a> {
         let slot = &mut self.nodes[mark.node as usize];
         (slot.tag, slot.a, slot.b) = (Tag::Elided, id.0, id.1);
         self.elided = true;
+    }
+
+    /// Shows the element that just ended to the visitor, lending it the arenas as a tree.
+    fn show_element(&mut self, node: NodeIdx) {
+        let Some((visit, text)) = &mut self.visit else { return };
+        let array = &self.frames[1];
+        let (array_node, index) = (array.node, self.children.len() - array.start - 1);
+        let key = self.members.last().expect("the root's current member").key as usize;
+        let tree = JsonTree {
+            text: text.clone(),
+            nodes: std::mem::take(&mut self.nodes),
+            items: std::mem::take(&mut self.items),
+            members: std::mem::take(&mut self.object_members),
+            strings: std::mem::take(&mut self.strings),
+            keys: std::mem::take(&mut self.key_table),
+            elided: false,
+        };
+        visit(ElementSeen { array: &tree.keys[key], array_node, index, tree: &tree, node });
+        (self.nodes, self.items, self.object_members, self.strings, self.key_table) =
+            (tree.nodes, tree.items, tree.members, tree.strings, tree.keys);
     }
 
     /// Adds a container whose value and end are filled in when it closes.

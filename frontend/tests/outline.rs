@@ -100,7 +100,8 @@ fn an_outline_of_text_that_is_not_json_is_the_same_error() {
 #[test]
 fn a_draft_lowers_alike_from_its_outline() {
     use little_frontend::anchor::Resolver;
-    use little_frontend::draft::lower_draft;
+    use little_frontend::draft::{DraftElements, lower_draft, lower_draft_from};
+    use little_frontend::json::parse_outline_visiting;
     let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples")).unwrap();
     let mut drafts: Vec<String> = examples
         .map(|entry| entry.unwrap().path())
@@ -114,17 +115,28 @@ fn a_draft_lowers_alike_from_its_outline() {
         r#"{"format":"workflow-draft/v1","nodes":[{"id":"a","family":7,"colour":1},{"id":"a","position":{"x":1e400,"y":0}},{"id":"\u0062","colour":2},{"family":"x"},5],
             "edges":[{"id":"e","from":{"node":"a"},"to":{"node":"b","port":3}},{"id":"e","from":{},"to":{"node":"a"}},[]]}"#.to_string(),
         r#"{"format":"workflow-draft/v1","nodes":{},"edges":7}"#.to_string(),
+        // A duplicate root key: the first array is the one read.
+        r#"{"format":"workflow-draft/v1","nodes":[{"id":"a","colour":1}],"nodes":[{"id":"b"},{"id":"c"}],"edges":[]}"#
+            .to_string(),
     ]);
     for text in &drafts {
         let tree = parse(text).tree.unwrap();
         let outline = parse_outline(text.as_str().into(), ARRAYS).tree.unwrap();
         let (from_tree, from_outline) = (lower_draft(&tree), lower_draft(&outline));
-        assert_eq!(from_outline.nodes, from_tree.nodes);
-        assert_eq!(from_outline.edges, from_tree.edges);
-        let (mut a, mut b) = (from_tree.findings, from_outline.findings);
-        a.sort_by(|x, y| x.at.cmp(&y.at).then(x.diagnostic.message.cmp(&y.diagnostic.message)));
-        b.sort_by(|x, y| x.at.cmp(&y.at).then(x.diagnostic.message.cmp(&y.diagnostic.message)));
-        assert_eq!(a, b);
+        // And read while the outline is parsed, each element once.
+        let mut elements = DraftElements::default();
+        let visited = parse_outline_visiting(text.as_str().into(), ARRAYS, &mut |seen| elements.visit(seen));
+        let from_visit = lower_draft_from(&visited.tree.unwrap(), elements);
+        let sorted = |mut findings: Vec<little_frontend::anchor::Finding>| {
+            findings.sort_by(|x, y| x.at.cmp(&y.at).then(x.diagnostic.message.cmp(&y.diagnostic.message)));
+            findings
+        };
+        for lowered in [&from_outline, &from_visit] {
+            assert_eq!(lowered.nodes, from_tree.nodes);
+            assert_eq!(lowered.edges, from_tree.edges);
+            assert_eq!(sorted(lowered.findings.clone()), sorted(from_tree.findings.clone()), "{text}");
+        }
+        let a = sorted(from_tree.findings);
         let (by_tree, by_outline) = (Resolver::new(&tree), Resolver::new(&outline));
         for finding in a {
             assert_eq!(by_outline.resolve(finding.clone()), by_tree.resolve(finding));

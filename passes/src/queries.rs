@@ -9,7 +9,7 @@ use std::sync::Arc;
 use little_diagnostics::Diagnostic;
 use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
-use little_frontend::draft::{ContractsDecl, NodeBindings, NodeMeta};
+use little_frontend::draft::{ContractsDecl, DraftElements, NodeBindings, NodeMeta};
 use little_frontend::json::JsonTree;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
 use little_ir::Name;
@@ -35,14 +35,38 @@ pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
 /// The arrays whose elements an outline keeps as spans only: a draft's nodes and edges.
 pub const OUTLINED_ARRAYS: &[&str] = &["nodes", "edges"];
 
+/// A file's outline ([`outline`]).
+#[derive(Debug)]
+pub struct Outline {
+    pub tree: Option<JsonTree>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// A draft's elements, read while the outline was parsed, until `draft_ir` takes them.
+    elements: std::sync::Mutex<Option<DraftElements>>,
+}
+
+impl Outline {
+    /// The draft's elements the outline parse read, for the first `draft_ir` that asks:
+    /// it builds its nodes and graph from them, and a memo cannot be moved out of, so
+    /// keeping them here too would hold every element twice. A later `draft_ir` of the
+    /// same outline (another workspace's) reads the elements again; both lower alike.
+    pub fn take_elements(&self) -> DraftElements {
+        self.elements.lock().map(|mut elements| elements.take()).ok().flatten().unwrap_or_default()
+    }
+}
+
 /// A parsed file whose draft elements are kept as spans ([`json::parse_outline`]): what
 /// the checks of a draft, its hashes and the report read, one element at a time. Its
-/// findings are `parse`'s. `parse`'s whole tree is built only for the other documents
-/// and for the editor's features, so a checked draft's tree is never held at once.
+/// findings are `parse`'s. A draft's elements are lowered while the parser holds each one
+/// (`DraftElements`), so that a draft is not parsed again to be lowered; `parse`'s whole
+/// tree is built only for the editor's requests on a draft, so a checked draft's tree is
+/// never held at once.
 #[salsa::tracked(returns(ref), no_eq)]
-pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
-    let parsed = json::parse_outline(file.text(db).clone(), OUTLINED_ARRAYS);
-    ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
+pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> Outline {
+    let mut elements = DraftElements::default();
+    let parsed = json::parse_outline_visiting(file.text(db).clone(), OUTLINED_ARRAYS, &mut |seen| elements.visit(seen));
+    let draft = parsed.tree.as_ref().map(little_frontend::document_kind);
+    let elements = matches!(draft, Some(Ok(DocumentKind::Draft))).then_some(elements);
+    Outline { tree: parsed.tree, diagnostics: parsed.diagnostics, elements: std::sync::Mutex::new(elements) }
 }
 
 /// The whole tree of a file, for the readers of every document but a draft and for the
@@ -115,8 +139,9 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
     if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
         return None;
     }
-    let tree = outline(db, file).tree.as_ref()?;
-    let lowered = draft::lower_draft(tree);
+    let outline = outline(db, file);
+    let tree = outline.tree.as_ref()?;
+    let lowered = draft::lower_draft_from(tree, outline.take_elements());
     // A draft names a dozen families across up to millions of nodes: each is interned once.
     let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
     let nodes: Vec<Node<'_>> = lowered
