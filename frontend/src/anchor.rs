@@ -169,20 +169,6 @@ impl Finding {
     }
 }
 
-/// The string `id` of an array element, read from its own text if the outline elided it.
-fn element_id(tree: &JsonTree, element: NodeIdx) -> Option<Cow<'_, str>> {
-    if let Some(id) = tree.elided_id(element) {
-        return Some(Cow::Borrowed(id));
-    }
-    fn id_of(tree: &JsonTree, element: NodeIdx) -> Option<&str> {
-        tree.get(element, "id").and_then(|m| tree.value(m.value).as_str())
-    }
-    match tree.element(element) {
-        Some(parsed) => id_of(&parsed, parsed.root()).map(|id| Cow::Owned(id.to_owned())),
-        None => id_of(tree, element).map(Cow::Borrowed),
-    }
-}
-
 /// Resolves anchors against one parsed document (a tree, or an outline). The id tables are built on the first
 /// anchor that needs them: a clean draft pays nothing.
 pub struct Resolver<'t> {
@@ -215,7 +201,7 @@ impl<'t> Resolver<'t> {
                     return map;
                 };
                 for (position, &element) in array.iter().enumerate() {
-                    if let Some(id) = element_id(tree, element) {
+                    if let Some(id) = tree.element_id(element) {
                         let nth = seen.entry(id.clone()).or_insert(0);
                         map.insert((id, *nth), (element, position));
                         *nth += 1;

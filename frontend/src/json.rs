@@ -324,6 +324,21 @@ impl JsonTree {
         parser.into_tree()
     }
 
+    /// The string `id` of an array element: the one the outline kept, else read from the
+    /// element (parsed on its own if elided).
+    pub fn element_id(&self, i: NodeIdx) -> Option<Cow<'_, str>> {
+        fn id_in(tree: &JsonTree, i: NodeIdx) -> Option<&str> {
+            tree.get(i, "id").and_then(|m| tree.value(m.value).as_str())
+        }
+        if let Some(id) = self.elided_id(i) {
+            return Some(Cow::Borrowed(id));
+        }
+        match self.element(i) {
+            Some(element) => id_in(&element, element.root()).map(|id| Cow::Owned(id.to_owned())),
+            None => id_in(self, i).map(Cow::Borrowed),
+        }
+    }
+
     /// Whether this is an outline with elided elements rather than the whole tree.
     pub fn is_outline(&self) -> bool {
         self.elided
@@ -588,20 +603,13 @@ fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(Eleme
     }
     match parser.run() {
         Ok(()) => {
-            let mut diagnostics = parser.diagnostics;
+            let mut diagnostics = std::mem::take(&mut parser.diagnostics);
             // Duplicate keys are found when their object closes: restore source order.
             diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
             // (The arenas keep the spare capacity they grew by: it is never written, so it
             // is not resident, and shrinking them cost a copy for no smaller peak.)
-            let tree = JsonTree {
-                text: text.clone(),
-                nodes: parser.nodes,
-                items: parser.items,
-                members: parser.object_members,
-                strings: parser.strings,
-                keys: parser.key_table,
-                elided: parser.elided,
-            };
+            let mut tree = parser.lend_arenas(text.clone());
+            tree.elided = parser.elided;
             Parsed { tree: Some(tree), diagnostics }
         }
         Err(fault) => Parsed {
@@ -628,8 +636,7 @@ impl<'a> ElementParser<'a> {
     pub fn parse(&mut self, span: Range<u32>) -> &JsonTree {
         let parser = &mut self.parser;
         if let Some(tree) = self.tree.take() {
-            (parser.nodes, parser.items, parser.object_members, parser.strings, parser.key_table) =
-                (tree.nodes, tree.items, tree.members, tree.strings, tree.keys);
+            parser.take_back(tree);
         }
         parser.nodes.clear();
         parser.items.clear();
@@ -641,16 +648,7 @@ impl<'a> ElementParser<'a> {
             (&self.text[..end], &self.text.as_bytes()[..end], span.start as usize);
         // The document parsed with this element in it, so the element parses on its own.
         parser.run().unwrap_or_else(|fault| panic!("an elided element did not parse again: {}", fault.message));
-        let tree = JsonTree {
-            text: self.text.clone(),
-            nodes: std::mem::take(&mut parser.nodes),
-            items: std::mem::take(&mut parser.items),
-            members: std::mem::take(&mut parser.object_members),
-            strings: std::mem::take(&mut parser.strings),
-            keys: std::mem::take(&mut parser.key_table),
-            elided: false,
-        };
-        self.tree.insert(tree)
+        self.tree.insert(parser.lend_arenas(self.text.clone()))
     }
 
     fn into_tree(self) -> Option<JsonTree> {
@@ -968,20 +966,32 @@ impl<'a> Parser<'a> {
 
     /// Shows the element that just ended to the visitor, lending it the arenas as a tree.
     fn show_element(&mut self, node: NodeIdx) {
-        let Some((visit, text)) = &mut self.visit else { return };
+        let Some((_, text)) = &self.visit else { return };
+        let tree = self.lend_arenas(text.clone());
         let array = &self.frames[1];
         let (array_node, index) = (array.node, self.children.len() - array.start - 1);
         let key = self.members.last().expect("the root's current member").key as usize;
-        let tree = JsonTree {
-            text: text.clone(),
+        if let Some((visit, _)) = &mut self.visit {
+            visit(ElementSeen { array: &tree.keys[key], array_node, index, tree: &tree, node });
+        }
+        self.take_back(tree);
+    }
+
+    /// The arenas as a tree over `text`; they are empty here until [`Parser::take_back`].
+    fn lend_arenas(&mut self, text: Arc<str>) -> JsonTree {
+        JsonTree {
+            text,
             nodes: std::mem::take(&mut self.nodes),
             items: std::mem::take(&mut self.items),
             members: std::mem::take(&mut self.object_members),
             strings: std::mem::take(&mut self.strings),
             keys: std::mem::take(&mut self.key_table),
             elided: false,
-        };
-        visit(ElementSeen { array: &tree.keys[key], array_node, index, tree: &tree, node });
+        }
+    }
+
+    /// The arenas of a tree made by [`Parser::lend_arenas`], back (allocations and all).
+    fn take_back(&mut self, tree: JsonTree) {
         (self.nodes, self.items, self.object_members, self.strings, self.key_table) =
             (tree.nodes, tree.items, tree.members, tree.strings, tree.keys);
     }

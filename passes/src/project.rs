@@ -63,41 +63,21 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
 /// Elements sort by id; elements without a string id sort after them by their canonical
 /// text, so the order never depends on where they stood.
 fn authored_order(tree: &JsonTree, items: &[NodeIdx]) -> Vec<NodeIdx> {
-    /// The string id of an element that is in the tree.
-    fn id_in(tree: &JsonTree, idx: NodeIdx) -> Option<&str> {
-        tree.get(idx, "id").and_then(|m| tree.value(m.value).as_str())
-    }
-    /// The canonical text of an element without a string id.
-    fn canonical(tree: &JsonTree, idx: NodeIdx) -> String {
-        let mut text = String::new();
-        let _ = write_canonical(TreeValue { tree, idx }, &mut text);
-        text
-    }
-    // Ids the outline did not keep (written with escapes), read from their elements.
-    let mut read_ids: HashMap<NodeIdx, String> = HashMap::new();
+    let mut with_id = Vec::with_capacity(items.len());
     let mut without_id = Vec::new();
     for &item in items {
-        if tree.elided_id(item).is_some() {
-            continue;
-        }
-        match tree.element(item) {
-            Some(element) => match id_in(&element, element.root()) {
-                Some(id) => {
-                    read_ids.insert(item, id.to_owned());
-                }
-                None => without_id.push((canonical(&element, element.root()), item)),
-            },
-            None if id_in(tree, item).is_none() => without_id.push((canonical(tree, item), item)),
-            None => {}
+        match tree.element_id(item) {
+            Some(id) => with_id.push((id, item)),
+            None => {
+                let mut text = String::new();
+                let _ = match tree.element(item) {
+                    Some(element) => write_canonical(TreeValue { tree: &element, idx: element.root() }, &mut text),
+                    None => write_canonical(TreeValue { tree, idx: item }, &mut text),
+                };
+                without_id.push((text, item));
+            }
         }
     }
-    let mut with_id: Vec<(&str, NodeIdx)> = items
-        .iter()
-        .filter_map(|&item| {
-            let id = tree.elided_id(item).or_else(|| read_ids.get(&item).map(String::as_str));
-            id.or_else(|| id_in(tree, item)).map(|id| (id, item))
-        })
-        .collect();
     sort_by_text(&mut with_id, |(id, _)| id);
     sort_by_text(&mut without_id, |(text, _)| text);
     with_id.into_iter().map(|(_, item)| item).chain(without_id.into_iter().map(|(_, item)| item)).collect()
