@@ -2,8 +2,6 @@
 //!
 //! Everything here is position-free: findings carry anchors, declarations carry no spans.
 
-use std::ops::Range;
-
 use little_diagnostics::Code;
 use little_ir::draft::{
     AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
@@ -410,71 +408,127 @@ pub fn config_value(config: &Config) -> serde_json::Value {
     })
 }
 
-/// The elements of one of a draft's arrays, read one by one, before their ids are
+/// The elements of one array read, with their findings, before their ids are
 /// counted: what [`read_array`] builds from a tree or an outline, and what
-/// [`DraftElements`] builds while the outline is parsed.
-#[derive(Debug)]
+/// [`DraftElements`] builds while the outline is parsed (and patches after an edit).
+#[derive(Clone, Debug)]
 struct ArrayRead<T> {
     /// The array's node in the tree (a duplicate root key's array is another node).
     array: NodeIdx,
-    /// How many elements were seen.
-    seen: usize,
+    /// The elements read, in order; an element that could not be read has none.
     read: Vec<T>,
-    /// The findings of each read element, in `findings`.
-    runs: Vec<Range<u32>>,
+    /// The elements that could not be read, ascending.
+    unread: Vec<u32>,
+    /// Per element seen, the end of its findings in `findings` (each begins where the
+    /// last ended).
+    ends: Vec<u32>,
     findings: Vec<Finding>,
-    /// Numbers out of the range of doubles, inside elements read on their own.
-    numbers: Vec<Finding>,
+    /// Numbers out of the range of doubles inside elements read on their own, each with
+    /// its element, in order.
+    numbers: Vec<(u32, Finding)>,
 }
+
+/// How one element is read: from a tree, at a node, as element `index`.
+type ReadElement<T> = fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>;
 
 impl<T> ArrayRead<T> {
     fn new(array: NodeIdx) -> Self {
-        ArrayRead { array, seen: 0, read: Vec::new(), runs: Vec::new(), findings: Vec::new(), numbers: Vec::new() }
+        ArrayRead {
+            array,
+            read: Vec::new(),
+            unread: Vec::new(),
+            ends: Vec::new(),
+            findings: Vec::new(),
+            numbers: Vec::new(),
+        }
     }
 
-    /// Reads element `index` of the array `key`, at `node` of `tree`. `elided`: the outline
-    /// does not keep the element, so the document's own number check will not see it.
-    #[allow(clippy::too_many_arguments)]
-    fn add(
-        &mut self,
-        tree: &JsonTree,
-        node: NodeIdx,
-        index: usize,
-        key: &str,
-        elided: bool,
-        read: &impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
-    ) {
+    /// How many elements were seen.
+    fn seen(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Reads the next element of the array `key`, at `node` of `tree`. `elided`: the
+    /// outline does not keep the element, so the document's own number check will not see it.
+    fn add(&mut self, tree: &JsonTree, node: NodeIdx, key: &str, elided: bool, read: ReadElement<T>) {
+        let index = self.seen();
         let mut reader = Reader { tree, codes: DRAFT_CODES, findings: std::mem::take(&mut self.findings) };
-        let first = reader.findings.len() as u32;
-        if let Some(element) = read(&mut reader, node, index) {
-            self.read.push(element);
-            self.runs.push(first..reader.findings.len() as u32);
+        match read(&mut reader, node, index) {
+            Some(element) => self.read.push(element),
+            None => self.unread.push(index as u32),
         }
         self.findings = reader.findings;
+        self.ends.push(self.findings.len() as u32);
         if elided {
-            out_of_range_numbers(tree, node, Anchor::element(key, index), &mut self.numbers);
+            self.numbers.extend(element_numbers(tree, node, key, index).map(|f| (index as u32, f)));
         }
-        self.seen += 1;
+    }
+
+    /// Reads element `index` again, now at `node` of `tree` (an edit changed only it).
+    fn replace(&mut self, index: usize, tree: &JsonTree, node: NodeIdx, key: &str, read: ReadElement<T>) {
+        let mut reader = Reader { tree, codes: DRAFT_CODES, findings: Vec::new() };
+        let element = read(&mut reader, node, index);
+        let (start, end) = (if index == 0 { 0 } else { self.ends[index - 1] }, self.ends[index]);
+        let grown = reader.findings.len() as i64 - i64::from(end - start);
+        self.findings.splice(start as usize..end as usize, reader.findings);
+        for end in &mut self.ends[index..] {
+            *end = (i64::from(*end) + grown) as u32;
+        }
+        let unread_at = self.unread.partition_point(|&u| (u as usize) < index);
+        let at = index - unread_at;
+        let was_read = self.unread.get(unread_at) != Some(&(index as u32));
+        match (was_read, element) {
+            (true, Some(element)) => self.read[at] = element,
+            (true, None) => {
+                self.read.remove(at);
+                self.unread.insert(unread_at, index as u32);
+            }
+            (false, Some(element)) => {
+                self.read.insert(at, element);
+                self.unread.remove(unread_at);
+            }
+            (false, None) => {}
+        }
+        let (from, to) = (
+            self.numbers.partition_point(|(i, _)| (*i as usize) < index),
+            self.numbers.partition_point(|(i, _)| (*i as usize) <= index),
+        );
+        let numbers: Vec<_> = element_numbers(tree, node, key, index).map(|f| (index as u32, f)).collect();
+        self.numbers.splice(from..to, numbers);
     }
 
     /// Counts the occurrences of the ids (all at once: see `little_ir::ids`), gives each
     /// element and its findings its count, and hands the findings to `out`.
     fn finish(mut self, id: impl Fn(&T) -> &str, set_nth: impl Fn(&mut T, u32), out: &mut Vec<Finding>) -> Vec<T> {
         let counts = occurrences(self.read.len(), |at| id(&self.read[at as usize]));
-        for ((element, run), nth) in self.read.iter_mut().zip(&self.runs).zip(counts) {
-            set_nth(element, nth);
-            patch_nth(&mut self.findings[run.start as usize..run.end as usize], nth);
+        let (mut unread, mut counts) = (self.unread.iter().peekable(), counts.into_iter());
+        let (mut at, mut start) = (0, 0);
+        for (index, &end) in self.ends.iter().enumerate() {
+            if unread.next_if_eq(&&(index as u32)).is_none() {
+                let nth = counts.next().expect("a count for each element read");
+                set_nth(&mut self.read[at], nth);
+                patch_nth(&mut self.findings[start as usize..end as usize], nth);
+                at += 1;
+            }
+            start = end;
         }
         out.append(&mut self.findings);
-        out.append(&mut self.numbers);
+        out.extend(self.numbers.into_iter().map(|(_, finding)| finding));
         self.read
     }
+}
+
+/// The numbers out of range inside element `index` of the array `key`, read on its own.
+fn element_numbers(tree: &JsonTree, node: NodeIdx, key: &str, index: usize) -> std::vec::IntoIter<Finding> {
+    let mut numbers = Vec::new();
+    out_of_range_numbers(tree, node, Anchor::element(key, index), &mut numbers);
+    numbers.into_iter()
 }
 
 /// A draft's nodes and edges, read while its outline is parsed
 /// ([`crate::json::parse_outline_visiting`]), each element while the parser holds it
 /// whole: the lowering then need not parse them again ([`lower_draft_from`]).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct DraftElements {
     nodes: Option<ArrayRead<NodeDecl>>,
     edges: Option<ArrayRead<EdgeEntry>>,
@@ -483,21 +537,39 @@ pub struct DraftElements {
 impl DraftElements {
     /// Reads one element the outline parse shows.
     pub fn visit(&mut self, seen: ElementSeen<'_>) {
-        fn add<T>(
-            slot: &mut Option<ArrayRead<T>>,
-            seen: ElementSeen<'_>,
-            read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
-        ) {
+        fn add<T>(slot: &mut Option<ArrayRead<T>>, seen: ElementSeen<'_>, read: ReadElement<T>) {
             // Of two arrays under one root key, the tree keeps the first.
             let state = slot.get_or_insert_with(|| ArrayRead::new(seen.array_node));
             if state.array == seen.array_node {
-                state.add(seen.tree, seen.node, seen.index, seen.array, true, &read);
+                state.add(seen.tree, seen.node, seen.array, true, read);
             }
         }
         match seen.array {
             "nodes" => add(&mut self.nodes, seen, read_node),
             "edges" => add(&mut self.edges, seen, read_edge),
             _ => {}
+        }
+    }
+
+    /// Whether element `index` of the array `key` (at `array` in the outline) was read.
+    pub fn holds(&self, key: &str, array: NodeIdx, index: usize) -> bool {
+        fn holds<T>(state: &Option<ArrayRead<T>>, array: NodeIdx, index: usize) -> bool {
+            state.as_ref().is_some_and(|state| state.array == array && index < state.seen())
+        }
+        match key {
+            "nodes" => holds(&self.nodes, array, index),
+            "edges" => holds(&self.edges, array, index),
+            _ => false,
+        }
+    }
+
+    /// Reads element `index` of the array `key` again, now the root of `tree` (an edit
+    /// changed only it). The caller has checked that it [`holds`](Self::holds) it.
+    pub fn replace(&mut self, key: &str, index: usize, tree: &JsonTree) {
+        match (key, &mut self.nodes, &mut self.edges) {
+            ("nodes", Some(state), _) => state.replace(index, tree, tree.root(), key, read_node),
+            ("edges", _, Some(state)) => state.replace(index, tree, tree.root(), key, read_edge),
+            _ => unreachable!("an element the draft's elements do not hold"),
         }
     }
 }
@@ -512,21 +584,21 @@ fn read_array<T>(
     array: NodeIdx,
     items: &[NodeIdx],
     pre: Option<ArrayRead<T>>,
-    read: impl Fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>,
+    read: ReadElement<T>,
     id: impl Fn(&T) -> &str,
     set_nth: impl Fn(&mut T, u32),
 ) -> Vec<T> {
-    let state = match pre.filter(|pre| pre.array == array && pre.seen == items.len()) {
+    let state = match pre.filter(|pre| pre.array == array && pre.seen() == items.len()) {
         Some(pre) => pre,
         None => {
             let mut state = ArrayRead::new(array);
             state.read.reserve_exact(items.len());
-            for (i, &item) in items.iter().enumerate() {
+            for &item in items {
                 if reader.tree.value(item) == JsonValue::Elided {
                     let tree = elements.parse(reader.tree.span(item));
-                    state.add(tree, tree.root(), i, key, true, &read);
+                    state.add(tree, tree.root(), key, true, read);
                 } else {
-                    state.add(reader.tree, item, i, key, false, &read);
+                    state.add(reader.tree, item, key, false, read);
                 }
             }
             state
@@ -852,9 +924,9 @@ mod visit_tests {
         let tree = outline.tree.unwrap();
         let array_of = |key| tree.get(tree.root(), key).unwrap().value;
         let nodes = elements.nodes.as_ref().unwrap();
-        assert_eq!((nodes.array, nodes.seen, nodes.read.len()), (array_of("nodes"), 3, 2));
+        assert_eq!((nodes.array, nodes.seen(), nodes.read.len()), (array_of("nodes"), 3, 2));
         let edges = elements.edges.as_ref().unwrap();
-        assert_eq!((edges.array, edges.seen), (array_of("edges"), 1));
+        assert_eq!((edges.array, edges.seen()), (array_of("edges"), 1));
         let lowered = lower_draft_from(&tree, elements);
         assert_eq!(lowered.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
     }

@@ -339,6 +339,36 @@ impl JsonTree {
         }
     }
 
+    /// This outline after an edit that changed only the elided element `i`, which once
+    /// ended at `old_end` and is now `element` (parsed on its own from `text`, the edited
+    /// document): its span and id are the element's, and every span after it moves by
+    /// the edit's length. What the whole parse of `text` would outline, read for read.
+    pub(crate) fn replace_elided(&mut self, text: Arc<str>, i: NodeIdx, element: &JsonTree, old_end: u32) {
+        let delta = i64::from(element.span(element.root()).end) - i64::from(old_end);
+        let shift = |at: &mut u32| {
+            if *at >= old_end {
+                *at = (i64::from(*at) + delta) as u32;
+            }
+        };
+        for slot in &mut self.nodes {
+            shift(&mut slot.start);
+            shift(&mut slot.end);
+            if slot.tag == Tag::Elided && slot.a != 0 {
+                shift(&mut slot.a);
+                shift(&mut slot.b);
+            }
+        }
+        for member in &mut self.members {
+            shift(&mut member.key_span.start);
+            shift(&mut member.key_span.end);
+        }
+        let id = plain_id(&element.nodes, &element.members, &element.keys, element.root());
+        let span = element.span(element.root());
+        let slot = &mut self.nodes[i as usize];
+        (slot.start, slot.end, slot.a, slot.b) = (span.start, span.end, id.0, id.1);
+        self.text = text;
+    }
+
     /// Whether this is an outline with elided elements rather than the whole tree.
     pub fn is_outline(&self) -> bool {
         self.elided
@@ -634,6 +664,28 @@ impl<'a> ElementParser<'a> {
 
     /// The element that spans `span`: an elided element of an outline of this text.
     pub fn parse(&mut self, span: Range<u32>) -> &JsonTree {
+        self.start(span, 0, "$");
+        // The document parsed with this element in it, so the element parses on its own.
+        self.parser.run().unwrap_or_else(|fault| panic!("an elided element did not parse again: {}", fault.message));
+        self.tree.insert(self.parser.lend_arenas(self.text.clone()))
+    }
+
+    /// The value that spans exactly `span` of a text that has not been parsed whole, with
+    /// its findings (spans are the document's, JSONPaths start at `path`); `None` if no
+    /// one value spans it. `depth` is the number of containers around it, so that the
+    /// value meets the document's nesting limit.
+    pub fn reparse(&mut self, span: Range<u32>, depth: usize, path: &str) -> Option<(&JsonTree, Vec<Diagnostic>)> {
+        self.start(span.clone(), depth, path);
+        let parsed = self.parser.run();
+        let mut diagnostics = std::mem::take(&mut self.parser.diagnostics);
+        // As the whole parse orders them (see `parse_with`).
+        diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+        let tree = self.tree.insert(self.parser.lend_arenas(self.text.clone()));
+        (parsed.is_ok() && tree.span(tree.root()) == span).then_some((tree, diagnostics))
+    }
+
+    /// Readies the parser for a value at `span`, its arenas emptied but kept.
+    fn start(&mut self, span: Range<u32>, depth: usize, path: &str) {
         let parser = &mut self.parser;
         if let Some(tree) = self.tree.take() {
             parser.take_back(tree);
@@ -643,12 +695,16 @@ impl<'a> ElementParser<'a> {
         parser.object_members.clear();
         parser.strings.clear();
         parser.diagnostics.clear();
+        // A value that did not parse leaves its containers open.
+        parser.frames.clear();
+        parser.children.clear();
+        parser.members.clear();
+        parser.depth_base = depth;
+        parser.path_base.clear();
+        parser.path_base.push_str(path);
         let end = span.end as usize;
         (parser.text, parser.bytes, parser.pos) =
             (&self.text[..end], &self.text.as_bytes()[..end], span.start as usize);
-        // The document parsed with this element in it, so the element parses on its own.
-        parser.run().unwrap_or_else(|fault| panic!("an elided element did not parse again: {}", fault.message));
-        self.tree.insert(parser.lend_arenas(self.text.clone()))
     }
 
     fn into_tree(self) -> Option<JsonTree> {
@@ -717,6 +773,10 @@ struct Parser<'a> {
     elided: bool,
     /// Who is shown each element before it is elided, and the text its tree shares.
     visit: Option<(Visitor<'a>, Arc<str>)>,
+    /// Where the value parsed sits in its document, for an element parsed on its own
+    /// ([`ElementParser::reparse`]): the containers around it, and its JSONPath.
+    depth_base: usize,
+    path_base: String,
 }
 
 /// What an outline parse shows each elided element to.
@@ -770,6 +830,8 @@ impl<'a> Parser<'a> {
             element: None,
             elided: false,
             visit: None,
+            depth_base: 0,
+            path_base: String::from("$"),
         }
     }
 
@@ -912,7 +974,7 @@ impl<'a> Parser<'a> {
     }
 
     fn check_depth(&self) -> Result<(), Fault> {
-        if self.frames.len() >= MAX_DEPTH {
+        if self.depth_base + self.frames.len() >= MAX_DEPTH {
             let at = self.pos as u32;
             return Err(Fault { span: at..at + 1, message: format!("nesting deeper than {MAX_DEPTH} levels") });
         }
@@ -941,17 +1003,7 @@ impl<'a> Parser<'a> {
     /// Drops the subtree of the element that just ended, keeping its span (and its id's).
     fn end_element(&mut self) {
         let mark = self.element.take().expect("an element being parsed");
-        let slot = &self.nodes[mark.node as usize];
-        let mut id = (0, 0);
-        if slot.tag == Tag::Object {
-            let members = &self.object_members[slot.a as usize..(slot.a + slot.b) as usize];
-            if let Some(member) = members.iter().find(|m| &*self.key_table[m.key as usize] == "id") {
-                let value = &self.nodes[member.value as usize];
-                if value.tag == Tag::RawString {
-                    id = (value.start + 1, value.end - 1);
-                }
-            }
-        }
+        let id = plain_id(&self.nodes, &self.object_members, &self.key_table, mark.node);
         if self.visit.is_some() {
             self.show_element(mark.node);
         }
@@ -1126,7 +1178,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let mut path = String::from("$");
+        let mut path = self.path_base.clone();
         for (frame, &current) in self.frames[..depth].iter().zip(&current) {
             match frame.kind {
                 Kind::Array => path_push_index(&mut path, current),
@@ -1499,6 +1551,20 @@ fn snippet(s: &str, max: usize) -> String {
         }
     }
     out
+}
+
+/// The span of an object's `id` when it is a string without escapes, else `(0, 0)`: what
+/// an outline keeps of an elided element ([`JsonTree::elided_id`]).
+fn plain_id(nodes: &[Slot], members: &[Entry], keys: &[Box<str>], node: NodeIdx) -> (u32, u32) {
+    let slot = &nodes[node as usize];
+    if slot.tag != Tag::Object {
+        return (0, 0);
+    }
+    let members = &members[slot.a as usize..(slot.a + slot.b) as usize];
+    match members.iter().find(|m| &*keys[m.key as usize] == "id").map(|m| &nodes[m.value as usize]) {
+        Some(value) if value.tag == Tag::RawString => (value.start + 1, value.end - 1),
+        _ => (0, 0),
+    }
 }
 
 fn trailing_comma(comma: usize, close: char) -> Fault {

@@ -210,7 +210,7 @@ impl Server {
                 let document = params.text_document;
                 let text: Arc<str> = document.text.into();
                 let path = document.uri.to_file_path().map_or(document.uri.to_string(), |p| p.display().to_string());
-                let file = SourceFile::new(&self.db, path, text.clone());
+                let file = SourceFile::edited(&self.db, path, text.clone());
                 let index = Arc::new(LineIndex::new(&text));
                 self.documents.insert(
                     document.uri.clone(),
@@ -246,7 +246,10 @@ impl Server {
             }
             notification::DidCloseTextDocument::METHOD => {
                 let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(params) else { return };
-                if self.documents.remove(&params.text_document.uri).is_some() {
+                if let Some(document) = self.documents.remove(&params.text_document.uri) {
+                    if let Some(last) = document.file.last_outline(&self.db) {
+                        last.forget();
+                    }
                     self.publish(params.text_document.uri, Vec::new(), None);
                 }
             }

@@ -1,6 +1,8 @@
 //! The salsa database and its inputs.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use little_frontend::reparse::DraftOutline;
 
 use salsa::Durability;
 
@@ -13,6 +15,45 @@ pub struct SourceFile {
     /// Shared, so that the driver can keep the text for rendering without a copy.
     #[returns(ref)]
     pub text: Arc<str>,
+    /// Set on the files an editor changes ([`SourceFile::edited`]): their last outline,
+    /// so that an edit inside one element of a draft parses only that element again.
+    #[default]
+    #[returns(ref)]
+    pub last_outline: Option<Arc<LastOutline>>,
+}
+
+/// A file's last outline, kept for its next edit ([`DraftOutline::edit`]). Only a cache:
+/// the outline it gives is the one a whole parse gives (`frontend/tests/reparse.rs`), so
+/// the query that reads it stays a function of the text.
+#[derive(Default)]
+pub struct LastOutline(Mutex<Option<DraftOutline>>);
+
+impl std::fmt::Debug for LastOutline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LastOutline")
+    }
+}
+
+impl LastOutline {
+    /// The outline of `text`: the last one patched when the edit allows, else parsed
+    /// whole; a draft's is kept for the next edit.
+    pub fn next(&self, text: &Arc<str>) -> DraftOutline {
+        let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let outline = if last.as_mut().is_some_and(|last| last.edit(text)) {
+            last.expect("the outline just patched")
+        } else {
+            DraftOutline::parse(text.clone())
+        };
+        if outline.elements.is_some() {
+            *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(outline.clone());
+        }
+        outline
+    }
+
+    /// Drops the outline kept: its file is no longer edited.
+    pub fn forget(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
 }
 
 /// What every document is checked against: the catalog, and optionally the tenant
@@ -46,6 +87,11 @@ impl SourceFile {
     /// A file whose fields have the given durability ([`BATCH`] for a batch run).
     pub fn with_durability(db: &dyn salsa::Database, path: String, text: Arc<str>, durability: Durability) -> Self {
         SourceFile::builder(path, text).durability(durability).new(db)
+    }
+
+    /// A file an editor changes: it keeps its last outline for the next edit.
+    pub fn edited(db: &dyn salsa::Database, path: String, text: Arc<str>) -> Self {
+        SourceFile::builder(path, text).last_outline(Some(Arc::default())).new(db)
     }
 }
 

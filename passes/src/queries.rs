@@ -11,6 +11,7 @@ use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
 use little_frontend::draft::{ContractsDecl, DraftElements, NodeBindings, NodeMeta};
 use little_frontend::json::JsonTree;
+use little_frontend::reparse::DraftOutline;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
 use little_ir::Name;
 use little_ir::catalog::{Catalog, Family};
@@ -32,16 +33,13 @@ pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
     ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
 }
 
-/// The arrays whose elements an outline keeps as spans only: a draft's nodes and edges.
-pub const OUTLINED_ARRAYS: &[&str] = &["nodes", "edges"];
-
 /// A file's outline ([`outline`]).
 #[derive(Debug)]
 pub struct Outline {
     pub tree: Option<JsonTree>,
     pub diagnostics: Vec<Diagnostic>,
     /// A draft's elements, read while the outline was parsed, until `draft_ir` takes them.
-    elements: std::sync::Mutex<Option<DraftElements>>,
+    elements: std::sync::Mutex<Option<Arc<DraftElements>>>,
 }
 
 impl Outline {
@@ -49,8 +47,10 @@ impl Outline {
     /// it builds its nodes and graph from them, and a memo cannot be moved out of, so
     /// keeping them here too would hold every element twice. A later `draft_ir` of the
     /// same outline (another workspace's) reads the elements again; both lower alike.
+    /// (An edited file's last outline shares them: they are copied then.)
     pub fn take_elements(&self) -> DraftElements {
-        self.elements.lock().map(|mut elements| elements.take()).ok().flatten().unwrap_or_default()
+        let taken = self.elements.lock().map(|mut elements| elements.take()).ok().flatten();
+        taken.map(Arc::unwrap_or_clone).unwrap_or_default()
     }
 }
 
@@ -59,14 +59,16 @@ impl Outline {
 /// findings are `parse`'s. A draft's elements are lowered while the parser holds each one
 /// (`DraftElements`), so that a draft is not parsed again to be lowered; `parse`'s whole
 /// tree is built only for the editor's requests on a draft, so a checked draft's tree is
-/// never held at once.
+/// never held at once. A file an editor changes keeps its last outline, which an edit
+/// inside one element patches ([`DraftOutline::edit`]).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> Outline {
-    let mut elements = DraftElements::default();
-    let parsed = json::parse_outline_visiting(file.text(db).clone(), OUTLINED_ARRAYS, &mut |seen| elements.visit(seen));
-    let draft = parsed.tree.as_ref().map(little_frontend::document_kind);
-    let elements = matches!(draft, Some(Ok(DocumentKind::Draft))).then_some(elements);
-    Outline { tree: parsed.tree, diagnostics: parsed.diagnostics, elements: std::sync::Mutex::new(elements) }
+    let text = file.text(db);
+    let outline = match file.last_outline(db) {
+        Some(last) => last.next(text),
+        None => DraftOutline::parse(text.clone()),
+    };
+    Outline { tree: outline.tree, diagnostics: outline.diagnostics, elements: std::sync::Mutex::new(outline.elements) }
 }
 
 /// The whole tree of a file, for the readers of every document but a draft and for the

@@ -153,3 +153,44 @@ fn a_second_lowering_of_one_outline_reads_alike() {
     assert_eq!(a.graph, b.graph);
     assert_eq!(report(&db, first, file).diagnostics, report(&db, second, file).diagnostics);
 }
+
+/// A file an editor changes keeps its last outline, and an edit inside one element
+/// patches it: after every edit, its report is the one a fresh file of the same text gets
+/// (findings, their spans, the candidate), whether the edit could be patched or not.
+#[test]
+fn an_edited_file_reports_as_a_fresh_one() {
+    let mut db = Database::default();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let workspace = Workspace::new(&db, catalog, None, None, None);
+    let mut text = chain(40, |i| format!("select {i}"));
+    let file = SourceFile::edited(&db, "draft.json".into(), text.clone().into());
+    let edits: &[(&str, &str)] = &[
+        // Inside one node: a config value, an unknown field, a duplicate key, a family.
+        (r#""query":"select 7""#, r#""query":"select seven""#),
+        (r#""id":"n0012""#, r#""id":"n0012","colour":1"#),
+        (r#""id":"n0020""#, r#""id":"n0020","id":"n0021""#),
+        (
+            r#""family":"dataset.retrieve","config":{"connection":"conn_wh","query":"select 30"}"#,
+            r#""family":"no.such""#,
+        ),
+        // Inside one edge: a port that does not exist, then an endpoint that does not.
+        (r#""from":{"node":"n0004","port":"dataset"}"#, r#""from":{"node":"n0004","port":"nope"}"#),
+        (r#""to":{"node":"n0009"}"#, r#""to":{"node":"n9999"}"#),
+        // Across elements, and in the header: parsed whole.
+        (r#"},{"id":"n0031""#, r#"},{"id":"n0031x"}, {"id":"n0031""#),
+        (r#""revision":1"#, r#""revision":2"#),
+        // Broken, then mended.
+        (r#""query":"select 33""#, r#""query":"select 33"#),
+        (r#""query":"select 33"#, r#""query":"select 33""#),
+        (r#""query":"select seven""#, r#""query":"select 7""#),
+    ];
+    for &(from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replacen(from, to, 1);
+        file.set_text(&mut db).to(text.clone().into());
+        let fresh = SourceFile::new(&db, "draft.json".into(), text.clone().into());
+        let (edited, fresh) = (report(&db, workspace, file), report(&db, workspace, fresh));
+        assert_eq!(edited.diagnostics, fresh.diagnostics, "after {to}");
+        assert_eq!(edited.candidate, fresh.candidate, "after {to}");
+    }
+}

@@ -1,0 +1,148 @@
+//! A draft's outline after an edit inside one of its elements: only that element is
+//! parsed and read again.
+//!
+//! An editor's keystroke changes a few bytes of one node or edge. The outline of the
+//! edited text differs from the last one only in that element's span and id and in the
+//! spans after it; its findings differ only inside the element; the elements read differ
+//! only in that one. So when the bytes that changed lie inside one elided element, and
+//! the new text there parses as exactly one value, the last outline is patched instead
+//! of the whole text being parsed again. Anything else (an edit across elements, in the
+//! header, or one that leaves the element unparsable) parses the whole text.
+//!
+//! Why the patch is what the whole parse gives: the text before the element is the same,
+//! so the parser reaches the element in the same state; a JSON value parsed from a
+//! position depends only on the text from there to its end, and the element's end is
+//! followed by the same byte as before (`,`, `]` or whitespace), which ends any value;
+//! after it, the text is the same again. `tests/reparse.rs` checks it against the whole
+//! parse for edits of every kind.
+
+use std::sync::Arc;
+
+use little_diagnostics::Diagnostic;
+
+use crate::draft::DraftElements;
+use crate::json::{self, ElementParser, JsonTree, JsonValue, NodeIdx};
+use crate::{DocumentKind, document_kind};
+
+/// The root arrays whose elements an outline keeps as spans only: a draft's nodes and
+/// edges.
+pub const ELEMENT_ARRAYS: &[&str] = &["nodes", "edges"];
+
+/// A file's outline ([`json::parse_outline`]) with its findings and, for a draft, the
+/// elements read while it was parsed.
+#[derive(Clone, Debug)]
+pub struct DraftOutline {
+    pub text: Arc<str>,
+    pub tree: Option<JsonTree>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// `None` when the document is not a draft.
+    pub elements: Option<Arc<DraftElements>>,
+}
+
+impl DraftOutline {
+    /// Parses `text` whole, reading a draft's elements while the parser holds each.
+    pub fn parse(text: Arc<str>) -> DraftOutline {
+        let mut elements = DraftElements::default();
+        let parsed = json::parse_outline_visiting(text.clone(), ELEMENT_ARRAYS, &mut |seen| elements.visit(seen));
+        let draft = matches!(parsed.tree.as_ref().map(document_kind), Some(Ok(DocumentKind::Draft)));
+        DraftOutline {
+            text,
+            tree: parsed.tree,
+            diagnostics: parsed.diagnostics,
+            elements: draft.then(|| Arc::new(elements)),
+        }
+    }
+
+    /// Makes this the outline of `text`, parsing only the element of `nodes` or `edges`
+    /// that holds every byte the edit changed. Returns `false`, and leaves `self` as it
+    /// was, when there is no such element or the new text there is not one value: the
+    /// caller then parses `text` whole.
+    pub fn edit(&mut self, text: &Arc<str>) -> bool {
+        let (Some(tree), Some(elements)) = (&mut self.tree, &mut self.elements) else {
+            return false;
+        };
+        let (old, new) = (self.text.as_bytes(), text.as_bytes());
+        if u32::try_from(new.len()).is_err() {
+            return false;
+        }
+        let prefix = common_prefix(old, new);
+        let suffix = common_suffix(&old[prefix..], &new[prefix..]);
+        let changed = prefix as u32..(old.len() - suffix) as u32;
+        let Some((key, index, item)) = element_holding(tree, changed) else {
+            return false;
+        };
+        let array = tree.get(tree.root(), key).expect("the array holding the element").value;
+        if !elements.holds(key, array, index) {
+            return false;
+        }
+        let old_span = tree.span(item);
+        let delta = new.len() as i64 - old.len() as i64;
+        let new_span = old_span.start..(i64::from(old_span.end) + delta) as u32;
+        if !text.is_char_boundary(new_span.end as usize) {
+            return false;
+        }
+        let mut path = String::from("$");
+        json::path_push_key(&mut path, key);
+        json::path_push_index(&mut path, index);
+        let mut parser = ElementParser::new(text);
+        // The element sits in the root object and its array.
+        let Some((element, found)) = parser.reparse(new_span, 2, &path) else {
+            return false;
+        };
+
+        tree.replace_elided(text.clone(), item, element, old_span.end);
+        let moved = |at: &mut u32| {
+            if *at >= old_span.end {
+                *at = (i64::from(*at) + delta) as u32;
+            }
+        };
+        self.diagnostics.retain(|d| !d.span.as_ref().is_some_and(|s| old_span.contains(&s.start)));
+        for diagnostic in &mut self.diagnostics {
+            let related = diagnostic.related.iter_mut().filter_map(|r| r.span.as_mut());
+            for span in diagnostic.span.iter_mut().chain(related) {
+                moved(&mut span.start);
+                moved(&mut span.end);
+            }
+        }
+        self.diagnostics.extend(found);
+        // As the whole parse orders them: by where they start.
+        self.diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+        Arc::make_mut(elements).replace(key, index, element);
+        self.text = text.clone();
+        true
+    }
+}
+
+/// The elided element of `nodes` or `edges` whose span holds `changed`: its array's
+/// key, its index and its node.
+fn element_holding(tree: &JsonTree, changed: std::ops::Range<u32>) -> Option<(&'static str, usize, NodeIdx)> {
+    ELEMENT_ARRAYS.iter().find_map(|&key| {
+        let items = tree.value(tree.get(tree.root(), key)?.value).as_array()?;
+        let index = items.partition_point(|&item| tree.span(item).end < changed.end);
+        let &item = items.get(index)?;
+        let span = tree.span(item);
+        (span.start <= changed.start && tree.value(item) == JsonValue::Elided).then_some((key, index, item))
+    })
+}
+
+/// The length of the longest common prefix, compared a block at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 256;
+    let mut at = 0;
+    while at + BLOCK <= a.len().min(b.len()) && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..].iter().zip(&b[at..]).take_while(|(x, y)| x == y).count()
+}
+
+/// The length of the longest common suffix, compared a block at a time.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 256;
+    let (mut a, mut b) = (a, b);
+    let mut length = 0;
+    while a.len().min(b.len()) >= BLOCK && a[a.len() - BLOCK..] == b[b.len() - BLOCK..] {
+        (a, b) = (&a[..a.len() - BLOCK], &b[..b.len() - BLOCK]);
+        length += BLOCK;
+    }
+    length + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+}
