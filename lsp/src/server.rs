@@ -247,9 +247,7 @@ impl Server {
             notification::DidCloseTextDocument::METHOD => {
                 let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(params) else { return };
                 if let Some(document) = self.documents.remove(&params.text_document.uri) {
-                    if let Some(last) = document.file.last_outline(&self.db) {
-                        last.forget();
-                    }
+                    self.release(document.file);
                     self.publish(params.text_document.uri, Vec::new(), None);
                 }
             }
@@ -427,6 +425,18 @@ impl Server {
     }
 
     /// Checks one open document on a worker and publishes its diagnostics.
+    /// Lets go of what a closed document's file holds. salsa keeps a query's last result
+    /// until the query runs again, which for a closed document would be never (its outline,
+    /// nodes, graph and per-node checks: tens of megabytes for a large draft); so the file
+    /// is emptied and its queries run once more, on nothing.
+    fn release(&mut self, file: SourceFile) {
+        if let Some(last) = file.last_outline(&self.db) {
+            last.forget();
+        }
+        file.set_text(&mut self.db).to(Arc::from(""));
+        little_passes::report::run_emptied(&self.db, self.workspace, file);
+    }
+
     fn check(&mut self, uri: &Url) {
         let Some(snapshot) = self.snapshot(uri) else { return };
         let Some(document) = self.documents.get_mut(uri) else { return };

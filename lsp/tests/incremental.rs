@@ -95,3 +95,27 @@ fn a_request_overtaken_by_an_edit_answers_content_modified() {
     );
     client.shutdown();
 }
+
+/// Closing a document lets go of its queries' results: they run once more on an empty
+/// text (salsa would otherwise keep the last ones for as long as the server runs), and
+/// reopening the document checks it afresh.
+#[test]
+fn closing_a_document_runs_its_queries_on_nothing() {
+    let (db, log) = Database::with_execution_log();
+    let mut client = Client::start(Options { db, ..Options::default() });
+    let text = little_conformance::generate::draft(200, 7);
+    let draft = uri("closed.json");
+    let opened = client.open(&draft, &text);
+    client.send_insert(&draft, 2, &position(&text, middle_query(&text), true), "9");
+    assert_eq!(client.diagnostics(&draft, Some(2)).len(), opened.len());
+
+    log.lock().unwrap().clear();
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": draft } }));
+    assert!(client.diagnostics(&draft, None).is_empty(), "closing clears the document's diagnostics");
+    let ran = log.lock().unwrap().clone();
+    for query in ["outline", "parse", "document_kind", "draft_ir", "draft_findings"] {
+        assert_eq!(executions(&log, query), 1, "{query} did not run on the emptied file: {ran:?}");
+    }
+    assert_eq!(client.open(&draft, &text).len(), opened.len());
+    client.shutdown();
+}

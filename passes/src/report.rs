@@ -175,6 +175,19 @@ pub fn diagnostics_report(db: &dyn salsa::Database, workspace: Workspace, file: 
     report_with(db, workspace, file, false)
 }
 
+/// Runs the queries that hold most of a checked file (its outline and tree, its lowered
+/// draft with the nodes and their checks' results, its findings) once more: salsa keeps a
+/// query's last result until the query runs again, so a file emptied and run through this
+/// holds nearly nothing. The language server does it with a document it closes.
+pub fn run_emptied(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) {
+    outline(db, file);
+    crate::queries::parse(db, file);
+    document_kind(db, file);
+    // No draft now: the nodes the last run created are dropped, and their checks' results.
+    crate::queries::draft_ir(db, workspace, file);
+    draft_findings(db, workspace, file);
+}
+
 fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile, candidate: bool) -> FileReport {
     let parsed = outline(db, file);
     let mut report = FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
