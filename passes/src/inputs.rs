@@ -41,18 +41,18 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Reads a file and decodes it as UTF-8.
 pub fn load(path: &Path) -> Result<Loaded, String> {
-    let bytes = read_bytes(path)?;
-    Ok(match little_frontend::json::decode_utf8(&bytes) {
-        Ok(text) => Loaded::Text(text.to_string()),
-        Err(diagnostic) => {
-            let mut text = String::with_capacity(bytes.len());
-            for chunk in bytes.utf8_chunks() {
-                text.push_str(chunk.valid());
-                text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
-            }
-            Loaded::NotUtf8(Box::new(diagnostic), text)
-        }
-    })
+    // The bytes become the text where they are (a large draft is not copied to be decoded).
+    let bytes = match String::from_utf8(read_bytes(path)?) {
+        Ok(text) => return Ok(Loaded::Text(text)),
+        Err(error) => error.into_bytes(),
+    };
+    let diagnostic = little_frontend::json::decode_utf8(&bytes).expect_err("bytes that are not UTF-8");
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    Ok(Loaded::NotUtf8(Box::new(diagnostic), text))
 }
 
 /// Builds the workspace, its inputs of the given durability ([`crate::db::BATCH`] for a
