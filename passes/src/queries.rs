@@ -4,12 +4,12 @@
 //! downstream is position-free, so an edit that only moves text re-runs the parse and
 //! the lowering, whose unchanged results then stop the re-execution (salsa backdating).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use little_diagnostics::Diagnostic;
 use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
-use little_frontend::draft::{ContractsDecl, DraftElements, NodeBindings, NodeMeta};
+use little_frontend::draft::{ContractsDecl, DraftElements, EdgeEntry, LoweredDraft, NodeBindings, NodeDecl, NodeMeta};
 use little_frontend::json::JsonTree;
 use little_frontend::reparse::DraftOutline;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
@@ -87,11 +87,11 @@ pub fn document_kind(db: &dyn salsa::Database, file: SourceFile) -> Option<Resul
     outline(db, file).tree.as_ref().map(little_frontend::document_kind)
 }
 
-/// One authored node. Its id and occurrence count are its identity, so salsa matches
-/// it across edits however the nodes array is reordered; each group of fields is
-/// tracked on its own. The workspace it is checked against is part of its identity too,
-/// so that the node layers are queries of the node alone: a query of two keys interns
-/// the pair, one more table entry per node.
+/// One authored node. Its id and occurrence count are its identity within its chunk
+/// ([`node_chunk`]), so salsa matches it across edits however the nodes inside a chunk are
+/// reordered; each group of fields is tracked on its own. The workspace it is checked
+/// against is part of its identity too, so that the node layers are queries of the node
+/// alone: a query of two keys interns the pair, one more table entry per node.
 #[salsa::tracked(debug)]
 pub struct Node<'db> {
     #[returns(copy)]
@@ -122,6 +122,79 @@ pub struct Node<'db> {
     pub position: Option<Position>,
 }
 
+/// How many nodes one [`node_chunk`] creates.
+pub const NODE_CHUNK: usize = 4096;
+
+/// A draft lowered once, its parts handed out once each: each chunk of nodes to its
+/// [`node_chunk`], the edges and findings to [`draft_ir`]. A memo cannot be moved out
+/// of, and keeping the parts here too would hold them twice; a reader that finds its part
+/// taken (another workspace's, or one whose first run was cancelled) reads it from
+/// [`lowered_again`].
+#[derive(Debug)]
+pub struct Lowering {
+    header: Header,
+    nodes_unreadable: bool,
+    chunks: Vec<Mutex<Option<Vec<NodeDecl>>>>,
+    rest: Mutex<Option<(Vec<EdgeEntry>, Vec<Finding>)>>,
+}
+
+fn take<T>(part: &Mutex<Option<T>>) -> Option<T> {
+    part.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+}
+
+/// A draft's lowering, from the elements its outline read while it was parsed.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> {
+    let outline = outline(db, file);
+    let lowered = draft::lower_draft_from(outline.tree.as_ref()?, outline.take_elements());
+    let mut nodes = lowered.nodes.into_iter();
+    let chunks =
+        (0..nodes.len().div_ceil(NODE_CHUNK)).map(|_| Mutex::new(Some(nodes.by_ref().take(NODE_CHUNK).collect())));
+    Some(Lowering {
+        header: lowered.header,
+        nodes_unreadable: lowered.nodes_unreadable,
+        chunks: chunks.collect(),
+        rest: Mutex::new(Some((lowered.edges, lowered.findings))),
+    })
+}
+
+/// The draft lowered again from its outline, for a reader whose part of [`lowering`] was
+/// taken: each element is parsed again from its span. Alike, read for read.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn lowered_again(db: &dyn salsa::Database, file: SourceFile) -> Option<LoweredDraft> {
+    outline(db, file).tree.as_ref().map(draft::lower_draft)
+}
+
+/// Chunk `chunk` of a draft's nodes, as tracked structs. A chunk a query: salsa keeps, for
+/// the query that creates tracked structs, two maps of their identities, and one query
+/// creating a million nodes made each a table of a million entries that every creation
+/// missed the cache in (a twentieth of a check at a million, a fiftieth at 100,000).
+#[salsa::tracked(returns(ref))]
+pub fn node_chunk<'db>(
+    db: &'db dyn salsa::Database,
+    workspace: Workspace,
+    file: SourceFile,
+    chunk: u32,
+) -> Vec<Node<'db>> {
+    let Some(lowering) = lowering(db, file) else { return Vec::new() };
+    let decls = lowering.chunks.get(chunk as usize).and_then(take).unwrap_or_else(|| {
+        let again = lowered_again(db, file).as_ref().map_or(&[][..], |lowered| &lowered.nodes[..]);
+        let start = (chunk as usize * NODE_CHUNK).min(again.len());
+        again[start..(start + NODE_CHUNK).min(again.len())].to_vec()
+    });
+    // A draft names a dozen families across up to millions of nodes: each is interned once.
+    let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
+    decls
+        .into_iter()
+        .map(|n| {
+            let family = n
+                .family
+                .map(|name| *interned.entry(name).or_insert_with_key(|name| FamilyName::new(db, name.as_str())));
+            Node::new(db, workspace, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
+        })
+        .collect()
+}
+
 /// A lowered draft and its resolved graph. Only ids of nodes, so a change inside one node
 /// leaves it equal. The lowered edges are not kept: only the graph resolved from them,
 /// which is what every later layer reads (one copy of each edge, not two).
@@ -141,28 +214,21 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
     if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
         return None;
     }
-    let outline = outline(db, file);
-    let tree = outline.tree.as_ref()?;
-    let lowered = draft::lower_draft_from(tree, outline.take_elements());
-    // A draft names a dozen families across up to millions of nodes: each is interned once.
-    let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
-    let nodes: Vec<Node<'_>> = lowered
-        .nodes
-        .into_iter()
-        .map(|n| {
-            let family = n
-                .family
-                .map(|name| *interned.entry(name).or_insert_with_key(|name| FamilyName::new(db, name.as_str())));
-            Node::new(db, workspace, n.id, n.nth, family, n.config, n.contracts, n.bindings, n.meta, n.position)
-        })
-        .collect();
-    let graph = resolve(db, workspace, &nodes, lowered.nodes_unreadable, &lowered.edges);
+    let lowering = lowering(db, file).as_ref()?;
+    let chunks = lowering.chunks.len() as u32;
+    let nodes: Vec<Node<'_>> =
+        (0..chunks).flat_map(|chunk| node_chunk(db, workspace, file, chunk).iter().copied()).collect();
+    let (edges, findings) = take(&lowering.rest).unwrap_or_else(|| {
+        let again = lowered_again(db, file).as_ref().expect("a draft lowered once lowers again");
+        (again.edges.clone(), again.findings.clone())
+    });
+    let graph = resolve(db, workspace, &nodes, lowering.nodes_unreadable, &edges);
     Some(DraftIr {
-        header: lowered.header,
+        header: lowering.header.clone(),
         nodes,
         graph,
-        nodes_unreadable: lowered.nodes_unreadable,
-        findings: lowered.findings,
+        nodes_unreadable: lowering.nodes_unreadable,
+        findings,
     })
 }
 

@@ -133,21 +133,24 @@ fn a_check_parses_each_file_once() {
     assert_eq!(executions(&log, "parse").len(), 1);
 }
 
-/// The outline hands its lowered elements to the first `draft_ir`; a second one (another
-/// workspace over the same file) reads them again from their spans, and lowers alike.
+/// The lowering hands each chunk of nodes, and the edges, to the first `draft_ir`; a
+/// second one (another workspace over the same file) reads them again from their spans,
+/// and lowers alike, across several chunks.
 #[test]
 fn a_second_lowering_of_one_outline_reads_alike() {
     let db = Database::default();
     let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
     let first = Workspace::new(&db, catalog, None, None, None);
     let second = Workspace::new(&db, catalog, None, None, None);
-    let text = chain(30, |i| format!("select {i}")).replace(r#""id":"n0007""#, r#""id":"n0007","colour":1"#);
+    let nodes = 2 * little_passes::queries::NODE_CHUNK + 5;
+    let text = chain(nodes, |i| format!("select {i}")).replace(r#""id":"n0007""#, r#""id":"n0007","colour":1"#);
     let file = SourceFile::new(&db, "draft.json".into(), text.into());
     let (a, b) = (draft_ir(&db, first, file).as_ref().unwrap(), draft_ir(&db, second, file).as_ref().unwrap());
     let ids = |draft: &little_passes::queries::DraftIr<'_>| -> Vec<String> {
         draft.nodes.iter().map(|n| format!("{}#{} {:?}", n.id(&db), n.nth(&db), n.config(&db))).collect()
     };
     assert_eq!(ids(a), ids(b));
+    assert_eq!(a.nodes.len(), nodes + 1, "every chunk's nodes, `start` included");
     assert_eq!(a.findings, b.findings);
     assert!(!a.findings.is_empty(), "the unknown field is found both times");
     assert_eq!(a.graph, b.graph);
