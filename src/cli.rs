@@ -140,6 +140,9 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
             return code;
         }
     };
+    if !matches!(cli.command, Command::Lsp { .. }) {
+        little_passes::db::keep_freed_memory();
+    }
     let result = match cli.command {
         Command::Check { files, inputs, format, deny_warnings, limits, jobs } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));

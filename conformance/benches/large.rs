@@ -12,6 +12,8 @@ use little_conformance::generate::draft;
 use little_conformance::{Setup, check_text};
 
 fn growth(c: &mut Criterion) {
+    // As `little check` runs (db::keep_freed_memory).
+    little_passes::db::keep_freed_memory();
     let setup = Setup::default();
     let mut group = c.benchmark_group("growth");
     group.sample_size(10).sampling_mode(SamplingMode::Flat);
