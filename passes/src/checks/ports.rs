@@ -1,15 +1,13 @@
 //! Port rules on resolved edges: `graph.incompatible_port_types` (unmapped edges),
 //! `graph.duplicate_input` and `graph.missing_required_input`.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use little_diagnostics::Code;
 use little_frontend::anchor::Finding;
 use little_ir::types_overlap;
 
 use crate::db::{SourceFile, Workspace};
 
-use super::resolve::{Direction, GraphEdge, resolved_graph};
+use super::resolve::{Direction, ResolvedGraph, resolved_graph};
 
 fn list(types: &[String]) -> String {
     types.join(", ")
@@ -19,9 +17,8 @@ fn list(types: &[String]) -> String {
 pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let mut findings = Vec::new();
-    let mut first_into: HashMap<(u32, &str), &GraphEdge> =
-        HashMap::with_capacity_and_hasher(graph.edges.len(), Default::default());
-    for edge in graph.edges.iter().filter(|e| e.kind.is_progress()) {
+    let into = Incoming::new(graph);
+    for (at, edge) in graph.edges.iter().enumerate().filter(|(_, e)| e.kind.is_progress()) {
         let (source, target) = (graph.node(edge.from), graph.node(edge.to));
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
         let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
@@ -45,8 +42,9 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
                 .edge(&edge.id),
             );
         }
-        match first_into.get(&(edge.to, edge.to_port.as_str())) {
-            Some(first) if !input.multiple => findings.push(
+        let first = &graph.edges[into.first[at] as usize];
+        if into.first[at] as usize != at && !input.multiple {
+            findings.push(
                 Finding::new(
                     Code::GraphDuplicateInput,
                     edge.anchor().at("to"),
@@ -58,11 +56,7 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
                 .edge(&edge.id)
                 .node(&target.id)
                 .related("first edge into the port", first.anchor()),
-            ),
-            Some(_) => {}
-            None => {
-                first_into.insert((edge.to, edge.to_port.as_str()), edge);
-            }
+            );
         }
     }
     for (index, node) in graph.nodes.iter().enumerate() {
@@ -72,7 +66,7 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         }
         let family = node.family.as_ref().expect("executable");
         for port in family.inputs.iter().filter(|p| p.required) {
-            let fed = first_into.contains_key(&(index, port.name.as_str()));
+            let fed = into.of(index).iter().any(|&e| graph.edges[e as usize].to_port == port.name);
             if !fed && !graph.was_aimed_at(index, &port.name) {
                 findings.push(
                     Finding::new(
@@ -91,4 +85,56 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         }
     }
     findings
+}
+
+/// The progress edges into each node, and for each the first edge into the same port.
+/// Built by counting edges per target and sorting each target's few edges by port: a
+/// table keyed by (node, port) over a million edges missed the cache on every access.
+struct Incoming {
+    /// `edges[starts[n]..starts[n + 1]]` enter node `n`, by port then position.
+    starts: Vec<u32>,
+    edges: Vec<u32>,
+    /// For each edge (by position), the first progress edge into its target port (itself
+    /// when it is the first); unused for other edges.
+    first: Vec<u32>,
+}
+
+impl Incoming {
+    fn new(graph: &ResolvedGraph) -> Incoming {
+        let progress = || graph.edges.iter().enumerate().filter(|(_, e)| e.kind.is_progress());
+        let mut starts = vec![0u32; graph.nodes.len() + 1];
+        for (_, edge) in progress() {
+            starts[edge.to as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut edges = vec![0u32; starts[graph.nodes.len()] as usize];
+        for (at, edge) in progress() {
+            let slot = &mut next[edge.to as usize];
+            edges[*slot as usize] = at as u32;
+            *slot += 1;
+        }
+        let mut first = vec![u32::MAX; graph.edges.len()];
+        let port = |e: u32| graph.edges[e as usize].to_port.as_str();
+        for node in starts.windows(2) {
+            let entering = &mut edges[node[0] as usize..node[1] as usize];
+            // Edges were placed in position order; a stable sort keeps it within a port.
+            entering.sort_by(|&a, &b| port(a).cmp(port(b)));
+            let mut run = 0;
+            for i in 0..entering.len() {
+                if port(entering[i]) != port(entering[run]) {
+                    run = i;
+                }
+                first[entering[i] as usize] = entering[run];
+            }
+        }
+        Incoming { starts, edges, first }
+    }
+
+    /// The progress edges into `node`.
+    fn of(&self, node: u32) -> &[u32] {
+        &self.edges[self.starts[node as usize] as usize..self.starts[node as usize + 1] as usize]
+    }
 }
