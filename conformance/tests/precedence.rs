@@ -248,3 +248,28 @@ fn behind_a_dangling_edge_ancestry_is_unknown_so_gates_and_retries_say_nothing()
     );
     assert_eq!(check(&d), [Code::GraphDanglingEdge]);
 }
+
+/// Three edges into one single input: the second and the third are each reported once,
+/// as a duplicate of the first authored (whatever the ids), and the input is fed.
+#[test]
+fn every_later_edge_into_a_single_input_names_the_first() {
+    let into_data = |id: &str, from: &str| json!({ "id": id, "from": { "node": from, "port": "dataset" }, "to": { "node": "report", "port": "data" } });
+    let d = draft(
+        json!([start(), fetch("f1"), fetch("f2"), fetch("f3"), report("report")]),
+        json!([
+            edge("s1", "start", "f1"),
+            edge("s2", "start", "f2"),
+            edge("s3", "start", "f3"),
+            into_data("e3", "f3"),
+            into_data("e1", "f1"),
+            into_data("e2", "f2")
+        ]),
+    );
+    let report = check_text(&serde_json::to_string_pretty(&d).unwrap(), &Setup::default());
+    let duplicates: Vec<&str> =
+        report.diagnostics.iter().filter(|d| d.code == Code::GraphDuplicateInput).map(|d| d.message.as_str()).collect();
+    assert_eq!(duplicates.len(), 2, "{duplicates:?}");
+    assert!(duplicates[0].starts_with("edge `e1`") && duplicates[1].starts_with("edge `e2`"), "{duplicates:?}");
+    assert!(duplicates.iter().all(|m| m.contains("(edge `e3` already enters it)")), "{duplicates:?}");
+    assert!(!codes(&report).contains(&Code::GraphMissingRequiredInput));
+}

@@ -7,6 +7,7 @@ use little_ir::types_overlap;
 
 use crate::db::{SourceFile, Workspace};
 
+use super::adjacency::Adjacency;
 use super::resolve::{Direction, ResolvedGraph, resolved_graph};
 
 fn list(types: &[String]) -> String {
@@ -88,12 +89,11 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
 }
 
 /// The progress edges into each node, and for each the first edge into the same port.
-/// Built by counting edges per target and sorting each target's few edges by port: a
-/// table keyed by (node, port) over a million edges missed the cache on every access.
+/// Built from each node's entering edges sorted by port: a table keyed by (node, port)
+/// over a million edges missed the cache on every access.
 struct Incoming {
-    /// `edges[starts[n]..starts[n + 1]]` enter node `n`, by port then position.
-    starts: Vec<u32>,
-    edges: Vec<u32>,
+    /// The edges (by position) entering each node, by port then position.
+    into: Adjacency<u32>,
     /// For each edge (by position), the first progress edge into its target port (itself
     /// when it is the first); unused for other edges.
     first: Vec<u32>,
@@ -101,26 +101,13 @@ struct Incoming {
 
 impl Incoming {
     fn new(graph: &ResolvedGraph) -> Incoming {
-        let progress = || graph.edges.iter().enumerate().filter(|(_, e)| e.kind.is_progress());
-        let mut starts = vec![0u32; graph.nodes.len() + 1];
-        for (_, edge) in progress() {
-            starts[edge.to as usize + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        let mut next = starts.clone();
-        let mut edges = vec![0u32; starts[graph.nodes.len()] as usize];
-        for (at, edge) in progress() {
-            let slot = &mut next[edge.to as usize];
-            edges[*slot as usize] = at as u32;
-            *slot += 1;
-        }
+        let progress = graph.edges.iter().enumerate().filter(|(_, e)| e.kind.is_progress());
+        let mut into = Adjacency::new(graph.nodes.len(), progress.map(|(at, e)| (e.to, at as u32)));
         let mut first = vec![u32::MAX; graph.edges.len()];
         let port = |e: u32| graph.edges[e as usize].to_port.as_str();
-        for node in starts.windows(2) {
-            let entering = &mut edges[node[0] as usize..node[1] as usize];
-            // Edges were placed in position order; a stable sort keeps it within a port.
+        for node in 0..into.nodes() as u32 {
+            let entering = into.of_mut(node);
+            // The edges are in position order; a stable sort keeps it within a port.
             entering.sort_by(|&a, &b| port(a).cmp(port(b)));
             let mut run = 0;
             for i in 0..entering.len() {
@@ -130,11 +117,11 @@ impl Incoming {
                 first[entering[i] as usize] = entering[run];
             }
         }
-        Incoming { starts, edges, first }
+        Incoming { into, first }
     }
 
     /// The progress edges into `node`.
     fn of(&self, node: u32) -> &[u32] {
-        &self.edges[self.starts[node as usize] as usize..self.starts[node as usize + 1] as usize]
+        self.into.of(node)
     }
 }
