@@ -551,25 +551,30 @@ impl DraftElements {
         }
     }
 
-    /// Whether element `index` of the array `key` (at `array` in the outline) was read.
-    pub fn holds(&self, key: &str, array: NodeIdx, index: usize) -> bool {
-        fn holds<T>(state: &Option<ArrayRead<T>>, array: NodeIdx, index: usize) -> bool {
-            state.as_ref().is_some_and(|state| state.array == array && index < state.seen())
+    /// Reads element `index` of the array `key` (at `array` in the outline) again, now the
+    /// root of `tree` (an edit changed only it). `false`, and nothing changed, when these
+    /// are not that array's elements (of two arrays under one key, they are the first's).
+    pub fn replace(&mut self, key: &str, array: NodeIdx, index: usize, tree: &JsonTree) -> bool {
+        fn replace<T>(
+            state: Option<&mut ArrayRead<T>>,
+            array: NodeIdx,
+            index: usize,
+            tree: &JsonTree,
+            key: &str,
+            read: ReadElement<T>,
+        ) -> bool {
+            match state {
+                Some(state) if state.array == array && index < state.seen() => {
+                    state.replace(index, tree, tree.root(), key, read);
+                    true
+                }
+                _ => false,
+            }
         }
         match key {
-            "nodes" => holds(&self.nodes, array, index),
-            "edges" => holds(&self.edges, array, index),
+            "nodes" => replace(self.nodes.as_mut(), array, index, tree, key, read_node),
+            "edges" => replace(self.edges.as_mut(), array, index, tree, key, read_edge),
             _ => false,
-        }
-    }
-
-    /// Reads element `index` of the array `key` again, now the root of `tree` (an edit
-    /// changed only it). The caller has checked that it [`holds`](Self::holds) it.
-    pub fn replace(&mut self, key: &str, index: usize, tree: &JsonTree) {
-        match (key, &mut self.nodes, &mut self.edges) {
-            ("nodes", Some(state), _) => state.replace(index, tree, tree.root(), key, read_node),
-            ("edges", _, Some(state)) => state.replace(index, tree, tree.root(), key, read_edge),
-            _ => unreachable!("an element the draft's elements do not hold"),
         }
     }
 }

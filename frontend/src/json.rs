@@ -345,11 +345,7 @@ impl JsonTree {
     /// the edit's length. What the whole parse of `text` would outline, read for read.
     pub(crate) fn replace_elided(&mut self, text: Arc<str>, i: NodeIdx, element: &JsonTree, old_end: u32) {
         let delta = i64::from(element.span(element.root()).end) - i64::from(old_end);
-        let shift = |at: &mut u32| {
-            if *at >= old_end {
-                *at = (i64::from(*at) + delta) as u32;
-            }
-        };
+        let shift = |at: &mut u32| shift_after(at, old_end, delta);
         for slot in &mut self.nodes {
             shift(&mut slot.start);
             shift(&mut slot.end);
@@ -634,8 +630,7 @@ fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(Eleme
     match parser.run() {
         Ok(()) => {
             let mut diagnostics = std::mem::take(&mut parser.diagnostics);
-            // Duplicate keys are found when their object closes: restore source order.
-            diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+            in_source_order(&mut diagnostics);
             // (The arenas keep the spare capacity they grew by: it is never written, so it
             // is not resident, and shrinking them cost a copy for no smaller peak.)
             let mut tree = parser.lend_arenas(text.clone());
@@ -678,8 +673,7 @@ impl<'a> ElementParser<'a> {
         self.start(span.clone(), depth, path);
         let parsed = self.parser.run();
         let mut diagnostics = std::mem::take(&mut self.parser.diagnostics);
-        // As the whole parse orders them (see `parse_with`).
-        diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+        in_source_order(&mut diagnostics);
         let tree = self.tree.insert(self.parser.lend_arenas(self.text.clone()));
         (parsed.is_ok() && tree.span(tree.root()) == span).then_some((tree, diagnostics))
     }
@@ -1551,6 +1545,20 @@ fn snippet(s: &str, max: usize) -> String {
         }
     }
     out
+}
+
+/// Parse findings in the order of where they start: duplicate keys are found when their
+/// object closes, after what lies inside it. Stable, so findings at one place keep the
+/// order they were found in.
+pub(crate) fn in_source_order(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+}
+
+/// Moves an offset at or after `end` (where an edited stretch ended) by the edit's `delta`.
+pub(crate) fn shift_after(at: &mut u32, end: u32, delta: i64) {
+    if *at >= end {
+        *at = (i64::from(*at) + delta) as u32;
+    }
 }
 
 /// The span of an object's `id` when it is a string without escapes, else `(0, 0)`: what

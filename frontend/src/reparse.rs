@@ -68,13 +68,9 @@ impl DraftOutline {
         let prefix = common_prefix(old, new);
         let suffix = common_suffix(&old[prefix..], &new[prefix..]);
         let changed = prefix as u32..(old.len() - suffix) as u32;
-        let Some((key, index, item)) = element_holding(tree, changed) else {
+        let Some((key, array, index, item)) = element_holding(tree, changed) else {
             return false;
         };
-        let array = tree.get(tree.root(), key).expect("the array holding the element").value;
-        if !elements.holds(key, array, index) {
-            return false;
-        }
         let old_span = tree.span(item);
         let delta = new.len() as i64 - old.len() as i64;
         let new_span = old_span.start..(i64::from(old_span.end) + delta) as u32;
@@ -89,13 +85,12 @@ impl DraftOutline {
         let Some((element, found)) = parser.reparse(new_span, 2, &path) else {
             return false;
         };
+        if !Arc::make_mut(elements).replace(key, array, index, element) {
+            return false;
+        }
 
         tree.replace_elided(text.clone(), item, element, old_span.end);
-        let moved = |at: &mut u32| {
-            if *at >= old_span.end {
-                *at = (i64::from(*at) + delta) as u32;
-            }
-        };
+        let moved = |at: &mut u32| json::shift_after(at, old_span.end, delta);
         self.diagnostics.retain(|d| !d.span.as_ref().is_some_and(|s| old_span.contains(&s.start)));
         for diagnostic in &mut self.diagnostics {
             let related = diagnostic.related.iter_mut().filter_map(|r| r.span.as_mut());
@@ -105,23 +100,22 @@ impl DraftOutline {
             }
         }
         self.diagnostics.extend(found);
-        // As the whole parse orders them: by where they start.
-        self.diagnostics.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
-        Arc::make_mut(elements).replace(key, index, element);
+        json::in_source_order(&mut self.diagnostics);
         self.text = text.clone();
         true
     }
 }
 
-/// The elided element of `nodes` or `edges` whose span holds `changed`: its array's
-/// key, its index and its node.
-fn element_holding(tree: &JsonTree, changed: std::ops::Range<u32>) -> Option<(&'static str, usize, NodeIdx)> {
+/// The elided element of `nodes` or `edges` whose span holds `changed`: its array's key
+/// and node, its index and its node.
+fn element_holding(tree: &JsonTree, changed: std::ops::Range<u32>) -> Option<(&'static str, NodeIdx, usize, NodeIdx)> {
     ELEMENT_ARRAYS.iter().find_map(|&key| {
-        let items = tree.value(tree.get(tree.root(), key)?.value).as_array()?;
+        let array = tree.get(tree.root(), key)?.value;
+        let items = tree.value(array).as_array()?;
         let index = items.partition_point(|&item| tree.span(item).end < changed.end);
         let &item = items.get(index)?;
         let span = tree.span(item);
-        (span.start <= changed.start && tree.value(item) == JsonValue::Elided).then_some((key, index, item))
+        (span.start <= changed.start && tree.value(item) == JsonValue::Elided).then_some((key, array, index, item))
     })
 }
 
