@@ -425,16 +425,15 @@ impl Server {
     }
 
     /// Checks one open document on a worker and publishes its diagnostics.
-    /// Lets go of what a closed document's file holds. salsa keeps a query's last result
-    /// until the query runs again, which for a closed document would be never (its outline,
-    /// nodes, graph and per-node checks: tens of megabytes for a large draft); so the file
-    /// is emptied and its queries run once more, on nothing.
+    /// Lets go of what a closed document's file holds (its outline, nodes, graph and
+    /// per-node checks: tens of megabytes for a large draft), which salsa would otherwise
+    /// keep for as long as the server runs.
     fn release(&mut self, file: SourceFile) {
         if let Some(last) = file.last_outline(&self.db) {
             last.forget();
         }
-        file.set_text(&mut self.db).to(Arc::from(""));
-        little_passes::report::run_emptied(&self.db, self.workspace, file);
+        // Cancels the workers' clones and waits for them to let go.
+        little_passes::report::release(&mut self.db, self.workspace, file);
     }
 
     fn check(&mut self, uri: &Url) {

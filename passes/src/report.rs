@@ -5,6 +5,7 @@ use little_diagnostics::Diagnostic;
 use little_frontend::DocumentKind;
 use little_frontend::anchor::{Finding, Resolver};
 use little_ir::NodeKind;
+use salsa::Setter;
 
 use crate::checks::node::node_findings;
 use crate::checks::resolve::resolved_graph;
@@ -14,7 +15,7 @@ use crate::checks::{
 use crate::db::{SourceFile, Workspace};
 use crate::lwir::{WorkflowVersion, check_lwir};
 use crate::project::{Candidate, authored_graph_hash, topology_hash};
-use crate::queries::{binding_rows, catalog_of, context, document_kind, draft_ir, outline};
+use crate::queries::{NODE_CHUNK, binding_rows, catalog_of, context, document_kind, draft_ir, outline};
 
 /// Everything the checks of one draft produced, still anchored (position-free).
 #[derive(Debug, PartialEq)]
@@ -175,16 +176,23 @@ pub fn diagnostics_report(db: &dyn salsa::Database, workspace: Workspace, file: 
     report_with(db, workspace, file, false)
 }
 
-/// Runs the queries that hold most of a checked file (its outline and tree, its lowered
-/// draft with the nodes and their checks' results, its findings) once more: salsa keeps a
-/// query's last result until the query runs again, so a file emptied and run through this
-/// holds nearly nothing. The language server does it with a document it closes.
-pub fn run_emptied(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) {
+/// Lets go of what a checked file holds: its text emptied, and the queries that hold
+/// most of it (its outline and tree, its lowered draft, its nodes and their checks'
+/// results, its findings) run once more. salsa keeps a query's last result until the
+/// query runs again, which for a file no longer read would be never. The language server
+/// does it with a document it closes.
+pub fn release(db: &mut crate::Database, workspace: Workspace, file: SourceFile) {
+    let chunks = draft_ir(db, workspace, file).as_ref().map_or(0, |d| d.nodes.len().div_ceil(NODE_CHUNK));
+    file.set_text(db).to(std::sync::Arc::from(""));
     outline(db, file);
     crate::queries::parse(db, file);
     document_kind(db, file);
-    // No draft now: the nodes the last run created are dropped, and their checks' results.
-    crate::queries::draft_ir(db, workspace, file);
+    draft_ir(db, workspace, file);
+    // No draft now: each chunk creates no node, so the nodes it created are dropped, and
+    // their checks' results with them.
+    for chunk in 0..chunks as u32 {
+        crate::queries::node_chunk(db, workspace, file, chunk);
+    }
     draft_findings(db, workspace, file);
 }
 
