@@ -10,6 +10,7 @@ pub mod db;
 pub mod definition;
 pub mod inputs;
 pub mod lwir;
+mod prefetch;
 pub mod project;
 pub mod queries;
 pub mod report;

@@ -4,17 +4,18 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use little_frontend::draft::config_value;
+use little_frontend::draft::{NodeBindings, NodeMeta, config_value};
 use little_frontend::json::{ElementParser, JsonTree, JsonValue, NodeIdx};
 
 use little_frontend::json::TreeValue;
 use little_hashing::{HashSink, Sink, Walk, hash_canonical, write_canonical, write_string};
-use little_ir::draft::{Contracts, Header, Mapping, PackageBinding, RetrySettings};
+use little_ir::draft::{Config, Contracts, Header, Mapping, PackageBinding, RetrySettings};
 use little_ir::topology::{ExecutionFlags, NodeIndex, TopoNode, Topology, Transition, TransitionEnd};
 use serde_json::{Map, json};
 
 use crate::checks::resolve::{GraphEdge, ResolvedGraph, resolved_graph};
 use crate::db::{SourceFile, Workspace};
+use crate::prefetch;
 use crate::queries::{DraftIr, draft_ir, outline};
 
 /// `authoredGraphHash`: the workflow id, and the nodes and edges exactly as authored
@@ -34,7 +35,12 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
         sink.put(if i == 0 { "{" } else { "," });
         write_string(&mut sink, key);
         sink.put(":[");
-        for (n, item) in authored_order(tree, items).into_iter().enumerate() {
+        let order = authored_order(tree, items);
+        let spans: Vec<std::ops::Range<u32>> = order.iter().map(|&item| tree.span(item)).collect();
+        for (n, &item) in order.iter().enumerate() {
+            if let Some(ahead) = spans.get(n + prefetch::AHEAD) {
+                prefetch::bytes(&tree.text().as_bytes()[ahead.start as usize..ahead.end as usize], 4);
+            }
             if n > 0 {
                 sink.put(",");
             }
@@ -345,14 +351,28 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
     field(out, true, "catalogVersion");
     write_string(out, catalog_version);
     out.put(",\"nodes\":[");
-    for (i, &position) in executable_nodes(graph).iter().enumerate() {
+    // The lowered fields are read in source order, where salsa's structs stand one after
+    // the other, and then in id order from this compact table, whose entries (and the
+    // configs they point to) can be prefetched.
+    let fields: Vec<(&Option<Config>, &NodeBindings, &NodeMeta)> =
+        draft.nodes.iter().map(|node| (node.config(db), node.bindings(db), node.meta(db))).collect();
+    let order = executable_nodes(graph);
+    for (i, &position) in order.iter().enumerate() {
+        if let Some(&far) = order.get(i + 2 * prefetch::AHEAD) {
+            prefetch::value(&fields[far as usize]);
+            prefetch::value(graph.node(far));
+        }
+        if let Some(&near) = order.get(i + prefetch::AHEAD)
+            && let Some(config) = fields[near as usize].0
+        {
+            prefetch::bytes(config.text().as_bytes(), 2);
+        }
         if i > 0 {
             out.put(",");
         }
         let graph_node = graph.node(position);
-        let node = draft.nodes[position as usize];
+        let (config, bindings, meta) = fields[position as usize];
         let family = graph_node.family.as_ref().expect("executable");
-        let bindings = node.bindings(db);
         field(out, true, "agent");
         match bindings.agent() {
             little_frontend::draft::AgentDecl::Present(a) => {
@@ -361,7 +381,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
             _ => out.put("null"),
         }
         field(out, false, "config");
-        match node.config(db) {
+        match config {
             // Already canonical.
             Some(config) => out.put(config.text()),
             None => out.put("{}"),
@@ -374,7 +394,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         field(out, false, "family");
         write_string(out, &family.id);
         field(out, false, "flags");
-        let flags = node.meta(db).flags();
+        let flags = meta.flags();
         if flags.is_empty() {
             out.put("{}");
         } else {
@@ -396,7 +416,15 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
         out.put("}");
     }
     out.put("],\"transitions\":[");
-    for (i, t) in executable_edges(graph).into_iter().enumerate() {
+    let edges = executable_edges(graph);
+    for (i, t) in edges.iter().enumerate() {
+        if let Some(far) = edges.get(i + 2 * prefetch::AHEAD) {
+            prefetch::value(*far);
+        }
+        if let Some(near) = edges.get(i + prefetch::AHEAD) {
+            prefetch::value(graph.node(near.from));
+            prefetch::value(graph.node(near.to));
+        }
         if i > 0 {
             out.put(",");
         }
