@@ -28,20 +28,35 @@ pub struct CycleGraph<'a> {
 /// Whether the graph of `count` nodes and these `(from, to)` edges has no cycle: Kahn's
 /// algorithm over flat arrays, a few bytes a node. Most drafts have no cycle, and the
 /// components and witnesses cost several times more memory than the graph.
-pub fn is_acyclic(count: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> bool {
-    let mut entering = vec![0u32; count];
-    for (_, to) in edges.clone() {
-        entering[to as usize] += 1;
-    }
+///
+/// Ready nodes are taken in index order, a sweep, and only a node that becomes ready
+/// behind the sweep waits on a stack: most edges of a draft point forward in the order
+/// nodes were written, so the counts and lists are read in memory order, not in the
+/// scattered order of a depth-first walk (which at a million nodes missed the cache on
+/// most steps).
+pub fn is_acyclic(count: usize, edges: impl Iterator<Item = (u32, u32)>) -> bool {
     let successors = Adjacency::new(count, edges);
-    let mut ready: Vec<u32> = (0..count as u32).filter(|&n| entering[n as usize] == 0).collect();
+    let mut entering = vec![0u32; count];
+    for node in 0..count as u32 {
+        for &to in successors.of(node) {
+            entering[to as usize] += 1;
+        }
+    }
+    let mut behind = Vec::new();
     let mut done = 0;
-    while let Some(node) = ready.pop() {
-        done += 1;
-        for &next in successors.of(node) {
-            entering[next as usize] -= 1;
-            if entering[next as usize] == 0 {
-                ready.push(next);
+    for sweep in 0..count as u32 {
+        if entering[sweep as usize] != 0 {
+            continue;
+        }
+        behind.push(sweep);
+        while let Some(node) = behind.pop() {
+            done += 1;
+            for &next in successors.of(node) {
+                entering[next as usize] -= 1;
+                // Ahead of the sweep, a ready node is taken when the sweep reaches it.
+                if entering[next as usize] == 0 && next < sweep {
+                    behind.push(next);
+                }
             }
         }
     }
@@ -150,7 +165,7 @@ pub fn describe(witness: &Witness) -> String {
 pub fn cycle_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let progress = graph.edges.iter().filter(|e| e.kind.is_progress());
-    if is_acyclic(graph.nodes.len(), progress.clone().map(|e| (e.from, e.to))) {
+    if is_acyclic(graph.nodes.len(), progress.map(|e| (e.from, e.to))) {
         return Vec::new();
     }
     let cycle_graph = CycleGraph {
@@ -214,16 +229,19 @@ mod tests {
         assert!(witnesses(&g).is_empty());
     }
 
-    /// The fast answer agrees with the components on every graph of three nodes.
+    /// The fast answer agrees with the components on every graph of four nodes (edges
+    /// backward and forward in index order, self-loops included).
     #[test]
     fn is_acyclic_agrees_with_the_witnesses() {
-        let pairs: Vec<(u32, u32)> = (0..3).flat_map(|a| (0..3).map(move |b| (a, b))).collect();
-        let ids = ["e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8"];
+        let pairs: Vec<(u32, u32)> = (0..4).flat_map(|a| (0..4).map(move |b| (a, b))).collect();
+        let ids: Vec<String> = (0..pairs.len()).map(|i| format!("e{i}")).collect();
         for mask in 0u32..(1 << pairs.len()) {
-            let edges: Vec<(u32, u32, &str)> =
-                (0..pairs.len()).filter(|i| mask & (1 << i) != 0).map(|i| (pairs[i].0, pairs[i].1, ids[i])).collect();
-            let acyclic = is_acyclic(3, edges.iter().map(|&(from, to, _)| (from, to)));
-            assert_eq!(acyclic, witnesses(&graph(&["a", "b", "c"], &edges)).is_empty(), "{edges:?}");
+            let edges: Vec<(u32, u32, &str)> = (0..pairs.len())
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| (pairs[i].0, pairs[i].1, ids[i].as_str()))
+                .collect();
+            let acyclic = is_acyclic(4, edges.iter().map(|&(from, to, _)| (from, to)));
+            assert_eq!(acyclic, witnesses(&graph(&["a", "b", "c", "d"], &edges)).is_empty(), "{edges:?}");
         }
     }
 
