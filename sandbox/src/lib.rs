@@ -1,2 +1,494 @@
 //! Runs one shell command in a sandbox (bubblewrap namespaces, or a plain process group)
 //! with a time limit and bounded output; it knows nothing about workflows.
+//!
+//! [`Sandbox::run`] runs `bash -c COMMAND` and returns an [`Output`]: exit code, the first
+//! `max_output` bytes of stdout and stderr, whether it timed out. Two modes:
+//!
+//! - [`Mode::Bwrap`]: under bubblewrap, in new network, PID, IPC, UTS and mount namespaces
+//!   with every capability dropped. The command sees the system directories read-only
+//!   (`/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`, `/etc`, `/opt`, as they exist on
+//!   the host), a fresh `/proc`, a minimal `/dev`, an empty `/tmp`, and the [`Mount`]s at
+//!   their guest paths; nothing else of the host (no home, no `/root`, no network). When the
+//!   command ends, or at the deadline, everything it started dies with its PID namespace.
+//! - [`Mode::None`]: no isolation at all; the command runs at the host paths of the mounts,
+//!   in a process group of its own that is killed when the command ends or at the deadline.
+//!   A process that calls `setsid` leaves that group and survives (see [`supervise`]).
+//!
+//! In both modes the environment is built from nothing ([`Sandbox::env`]): no variable of
+//! the calling process (API keys) reaches the command.
+
+pub mod supervise;
+
+pub use supervise::kill_registered_groups;
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// How a command is isolated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Under bubblewrap (`bwrap`), in its own namespaces.
+    Bwrap,
+    /// Directly on the host, in a process group of its own: no isolation.
+    None,
+}
+
+/// A host directory made visible to the command.
+#[derive(Clone, Debug)]
+pub struct Mount {
+    pub host: PathBuf,
+    pub guest: PathBuf,
+    pub writable: bool,
+}
+
+/// How to run commands; see the crate documentation.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    pub mode: Mode,
+    /// Host directories made visible; with Bwrap at `guest`, with None they are used at their host path.
+    pub mounts: Vec<Mount>,
+    /// The working directory, a `guest` path of one of the mounts (translated to its host path with Mode::None).
+    pub workdir: PathBuf,
+    pub timeout: Duration,
+    /// Bytes kept of each stream (default 64 KiB).
+    pub max_output: usize,
+}
+
+/// What a command did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// The command's exit code; 124 on timeout; 128 + the signal when a signal killed it.
+    pub exit_code: i32,
+    /// The first `max_output` bytes of stdout, lossy UTF-8, cut at a character boundary.
+    pub stdout: String,
+    /// The first `max_output` bytes of stderr, likewise.
+    pub stderr: String,
+    /// Whether either stream was cut.
+    pub truncated: bool,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+/// The default time limit of a command.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default number of bytes kept of each stream.
+pub const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
+/// `PATH` as the command sees it.
+pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Host directories shown read-only under bubblewrap (a symlink is recreated as a symlink).
+const SYSTEM_DIRS: [&str; 8] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt"];
+/// The bubblewrap program, looked up in the calling process's `PATH`.
+const BWRAP: &str = "bwrap";
+/// How long [`check_available`]'s trial run may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// bubblewrap exits with 1 when it cannot set the sandbox up.
+const BWRAP_SETUP_FAILED: i32 = 1;
+
+impl Sandbox {
+    /// A sandbox with the default time limit (60 s) and output bound (64 KiB per stream).
+    pub fn new(mode: Mode, mounts: Vec<Mount>, workdir: impl Into<PathBuf>) -> Sandbox {
+        Sandbox { mode, mounts, workdir: workdir.into(), timeout: DEFAULT_TIMEOUT, max_output: DEFAULT_MAX_OUTPUT }
+    }
+
+    /// The path a command sees for a mount: its guest path under Bwrap, its host path under None.
+    pub fn visible(&self, mount: &Mount) -> PathBuf {
+        match self.mode {
+            Mode::Bwrap => mount.guest.clone(),
+            Mode::None => mount.host.clone(),
+        }
+    }
+
+    /// Environment given to the command: exactly `PATH=/usr/local/bin:/usr/bin:/bin`,
+    /// `LANG=C.UTF-8`, `HOME=<visible workdir>`. Nothing else of the caller's environment.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let home = self.visible_workdir().unwrap_or_else(|| self.workdir.clone());
+        vec![
+            ("PATH".to_string(), PATH.to_string()),
+            ("LANG".to_string(), "C.UTF-8".to_string()),
+            ("HOME".to_string(), home.to_string_lossy().into_owned()),
+        ]
+    }
+
+    /// Runs `bash -c command` (`sh -c` when there is no bash). `Err` only when the command
+    /// cannot be started at all: bwrap missing or unable to set the sandbox up, a mount's
+    /// host path missing, the working directory outside every mount. A command that fails
+    /// is `Ok` with its exit code.
+    pub fn run(&self, command: &str) -> Result<Output, String> {
+        self.run_with(OsStr::new(BWRAP), command)
+    }
+
+    /// [`Sandbox::run`] with the bubblewrap program given (for tests).
+    pub(crate) fn run_with(&self, bwrap: &OsStr, command: &str) -> Result<Output, String> {
+        for mount in &self.mounts {
+            if let Err(err) = fs::metadata(&mount.host) {
+                return Err(format!(
+                    "the sandbox cannot start: mount `{}` does not exist ({err})",
+                    mount.host.display()
+                ));
+            }
+            if self.mode == Mode::Bwrap && !mount.guest.is_absolute() {
+                return Err(format!(
+                    "the sandbox cannot start: the guest path `{}` of mount `{}` is not absolute",
+                    mount.guest.display(),
+                    mount.host.display()
+                ));
+            }
+        }
+        let Some(workdir) = self.visible_workdir() else {
+            let guests: Vec<String> = self.mounts.iter().map(|m| format!("`{}`", m.guest.display())).collect();
+            return Err(format!(
+                "the sandbox cannot start: the working directory `{}` is inside no mount (guest paths: {})",
+                self.workdir.display(),
+                if guests.is_empty() { "none".to_string() } else { guests.join(", ") }
+            ));
+        };
+        let shell = find_shell()?;
+        let argv = [shell.into_os_string(), "-c".into(), command.into()];
+        match self.mode {
+            Mode::None => {
+                if !workdir.is_dir() {
+                    return Err(format!(
+                        "the sandbox cannot start: the working directory `{}` is not a directory on the host",
+                        workdir.display()
+                    ));
+                }
+                let mut cmd = Command::new(&argv[0]);
+                cmd.args(&argv[1..]).env_clear().envs(self.env()).current_dir(&workdir);
+                supervise::run_supervised(cmd, None, self.timeout, self.max_output)
+            }
+            Mode::Bwrap => {
+                let program = resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?;
+                let mounts: Vec<Mount> = self
+                    .mounts
+                    .iter()
+                    .map(|m| Mount {
+                        host: std::path::absolute(&m.host).unwrap_or_else(|_| m.host.clone()),
+                        ..m.clone()
+                    })
+                    .collect();
+                run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output)
+            }
+        }
+    }
+
+    /// The working directory as the command sees it: the guest path under Bwrap, the host
+    /// path it maps to under None; `None` when it is inside no mount.
+    fn visible_workdir(&self) -> Option<PathBuf> {
+        // The innermost mount holding the workdir.
+        let mount = self
+            .mounts
+            .iter()
+            .filter(|m| self.workdir.starts_with(&m.guest))
+            .max_by_key(|m| m.guest.components().count())?;
+        match self.mode {
+            Mode::Bwrap => Some(self.workdir.clone()),
+            Mode::None => {
+                let rest = self.workdir.strip_prefix(&mount.guest).ok()?;
+                Some(if rest.as_os_str().is_empty() { mount.host.clone() } else { mount.host.join(rest) })
+            }
+        }
+    }
+}
+
+/// Whether `mode` can be used here. `Mode::None` always can. For `Mode::Bwrap`, `bwrap` must
+/// be installed and able to create its namespaces: a trivial sandbox is run once (the
+/// answer is kept for the life of the process). `Err` is a message for the user.
+pub fn check_available(mode: Mode) -> Result<(), String> {
+    match mode {
+        Mode::None => Ok(()),
+        Mode::Bwrap => {
+            static ANSWER: OnceLock<Result<(), String>> = OnceLock::new();
+            ANSWER.get_or_init(|| check_bwrap(OsStr::new(BWRAP))).clone()
+        }
+    }
+}
+
+/// [`check_available`] for `Mode::Bwrap` with the program given, not cached.
+pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<(), String> {
+    let program = resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?;
+    let env = [
+        ("PATH".to_string(), PATH.to_string()),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+        ("HOME".to_string(), "/tmp".to_string()),
+    ];
+    let argv = [find_shell()?.into_os_string(), "-c".into(), "true".into()];
+    let failure = match run_bwrap(&program, &[], Path::new("/tmp"), &env, &argv, PROBE_TIMEOUT, 16 * 1024) {
+        Ok(out) if out.exit_code == 0 => return Ok(()),
+        Ok(out) if out.timed_out => format!("a trial run took more than {} s", PROBE_TIMEOUT.as_secs()),
+        Ok(out) => {
+            let stderr = out.stderr.trim();
+            if stderr.is_empty() {
+                format!("a trial run exited with code {}", out.exit_code)
+            } else {
+                stderr.to_string()
+            }
+        }
+        Err(err) => err,
+    };
+    Err(format!(
+        "bubblewrap (`{}`) is installed but cannot create a sandbox here: {failure}. It needs to create \
+         namespaces: as a user, unprivileged user namespaces must be enabled (`sysctl kernel.unprivileged_userns_clone`, \
+         and on Ubuntu 24.04 and later `sysctl kernel.apparmor_restrict_unprivileged_userns`); in a container, \
+         the container must allow it. Or run with `--sandbox none` to run bash without isolation",
+        program.display()
+    ))
+}
+
+fn not_installed(program: &OsStr) -> String {
+    let name = program.to_string_lossy();
+    let shown = if name == BWRAP { String::new() } else { format!(" (looked for `{name}`)") };
+    format!(
+        "bubblewrap (`bwrap`) is not installed{shown}: install it (Debian/Ubuntu: `apt-get install bubblewrap`, \
+         Fedora: `dnf install bubblewrap`) or run with `--sandbox none` to run bash without isolation"
+    )
+}
+
+/// The executable `program` names: itself when it has a `/`, else the first match in the
+/// calling process's `PATH`.
+fn resolve_program(program: &OsStr) -> Option<PathBuf> {
+    let is_executable =
+        |path: &Path| fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0);
+    if program.as_encoded_bytes().contains(&b'/') {
+        let path = PathBuf::from(program);
+        return is_executable(&path).then_some(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from(PATH));
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| is_executable(candidate))
+}
+
+/// bash, else sh, in the command's `PATH` (which bubblewrap shows read-only from the host).
+fn find_shell() -> Result<PathBuf, String> {
+    for shell in ["bash", "sh"] {
+        for dir in PATH.split(':') {
+            let path = Path::new(dir).join(shell);
+            if fs::metadata(&path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0) {
+                return Ok(path);
+            }
+        }
+    }
+    Err(format!("the sandbox cannot start: neither bash nor sh is installed in {PATH}"))
+}
+
+/// The arguments of bubblewrap up to the command (without the status descriptor).
+fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    let mut push = |items: &[&OsStr]| args.extend(items.iter().map(|item| item.to_os_string()));
+    push(&["--die-with-parent".as_ref(), "--new-session".as_ref()]);
+    push(&["--unshare-net".as_ref(), "--unshare-pid".as_ref(), "--unshare-ipc".as_ref(), "--unshare-uts".as_ref()]);
+    // Running as root, the command would keep every capability, enough to remount the
+    // read-only binds read-write (or anything else): drop them all.
+    push(&["--cap-drop".as_ref(), "ALL".as_ref()]);
+    for dir in SYSTEM_DIRS {
+        let Ok(meta) = fs::symlink_metadata(dir) else { continue };
+        if meta.file_type().is_symlink() {
+            if let Ok(target) = fs::read_link(dir) {
+                push(&["--symlink".as_ref(), target.as_os_str(), dir.as_ref()]);
+            }
+        } else if meta.is_dir() {
+            push(&["--ro-bind".as_ref(), dir.as_ref(), dir.as_ref()]);
+        }
+    }
+    push(&[
+        "--proc".as_ref(),
+        "/proc".as_ref(),
+        "--dev".as_ref(),
+        "/dev".as_ref(),
+        "--tmpfs".as_ref(),
+        "/tmp".as_ref(),
+    ]);
+    // Outer mounts first, so a mount inside another is not hidden by it.
+    let mut ordered: Vec<&Mount> = mounts.iter().collect();
+    ordered.sort_by_key(|m| m.guest.components().count());
+    for mount in ordered {
+        let how = if mount.writable { "--bind" } else { "--ro-bind" };
+        push(&[how.as_ref(), mount.host.as_os_str(), mount.guest.as_os_str()]);
+    }
+    push(&["--chdir".as_ref(), workdir.as_os_str(), "--clearenv".as_ref()]);
+    for (name, value) in env {
+        push(&["--setenv".as_ref(), name.as_ref(), value.as_ref()]);
+    }
+    args
+}
+
+/// Runs `argv` under bubblewrap. bubblewrap reports on a status descriptor whether the
+/// command ran (`"exit-code"`); when it exits 1 without saying so, the sandbox could not be
+/// set up, and that is an `Err` with bubblewrap's message.
+fn run_bwrap(
+    program: &Path,
+    mounts: &[Mount],
+    workdir: &Path,
+    env: &[(String, String)],
+    argv: &[OsString],
+    timeout: Duration,
+    max_output: usize,
+) -> Result<Output, String> {
+    let (status_read, status_write) = status_pipe()?;
+    let status_fd = status_write.as_raw_fd();
+    let mut cmd = Command::new(program);
+    cmd.args(bwrap_args(mounts, workdir, env));
+    cmd.arg("--json-status-fd").arg(status_fd.to_string()).arg("--").args(argv);
+    // bubblewrap itself gets the same bare environment (its own /proc/PID/environ is readable).
+    cmd.env_clear().envs(env.iter().map(|(name, value)| (name, value)));
+    let extra = supervise::Extra { keep_fd: Some(status_fd), ..Default::default() };
+    let output = supervise::supervise(cmd, None, timeout, max_output, extra);
+    drop(status_write);
+    let output = output?;
+    if !output.timed_out
+        && output.exit_code == BWRAP_SETUP_FAILED
+        && !read_status(status_read).contains("\"exit-code\"")
+    {
+        let stderr = output.stderr.trim();
+        return Err(format!(
+            "bubblewrap could not start the command: {}",
+            if stderr.is_empty() { "it exited with code 1 and said nothing" } else { stderr }
+        ));
+    }
+    Ok(output)
+}
+
+/// A pipe for bubblewrap's `--json-status-fd`: both ends close-on-exec (the write end is
+/// let through to bubblewrap alone), the write end above 2.
+fn status_pipe() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut fds: [RawFd; 2] = [-1, -1];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!("the sandbox cannot start: pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both descriptors are new and ours.
+    let (read, mut write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    if write.as_raw_fd() <= 2 {
+        // The caller runs with a standard stream closed: move the end out of 0..=2, which
+        // the child's stdio replaces.
+        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor or -1.
+        let moved = unsafe { libc::fcntl(write.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+        if moved < 0 {
+            return Err(format!("the sandbox cannot start: fcntl: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: `moved` is new and ours.
+        write = unsafe { OwnedFd::from_raw_fd(moved) };
+    }
+    Ok((read, write))
+}
+
+/// What bubblewrap wrote on its status pipe (all of it is buffered by now; never blocks).
+fn read_status(read: OwnedFd) -> String {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(read.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    let mut text = Vec::new();
+    let _ = fs::File::from(read).take(64 * 1024).read_to_end(&mut text);
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mount(host: &str, guest: &str) -> Mount {
+        Mount { host: host.into(), guest: guest.into(), writable: true }
+    }
+
+    #[test]
+    fn a_missing_bwrap_says_how_to_install_it() {
+        let err = check_bwrap(OsStr::new("/nonexistent/bwrap")).unwrap_err();
+        assert!(err.starts_with("bubblewrap (`bwrap`) is not installed"), "{err}");
+        assert!(err.contains("apt-get install bubblewrap"), "{err}");
+        assert!(err.contains("dnf install bubblewrap"), "{err}");
+        assert!(err.contains("`--sandbox none`"), "{err}");
+        let err = check_bwrap(OsStr::new("no-such-bwrap-program")).unwrap_err();
+        assert!(err.starts_with("bubblewrap (`bwrap`) is not installed (looked for `no-such-bwrap-program`)"), "{err}");
+    }
+
+    #[test]
+    fn run_without_bwrap_is_an_error_with_the_same_message() {
+        let sandbox = Sandbox::new(Mode::Bwrap, vec![mount("/tmp", "/work")], "/work");
+        let err = sandbox.run_with(OsStr::new("/nonexistent/bwrap"), "true").unwrap_err();
+        assert!(err.starts_with("bubblewrap (`bwrap`) is not installed"), "{err}");
+    }
+
+    #[test]
+    fn a_bwrap_that_cannot_create_namespaces_is_reported_with_its_message() {
+        let dir = std::env::temp_dir().join(format!("little-sandbox-unit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("bwrap");
+        fs::write(&fake, "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n").unwrap();
+        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+        let err = check_bwrap(fake.as_os_str()).unwrap_err();
+        let _ = fs::remove_dir_all(&dir);
+        assert!(
+            err.starts_with(&format!(
+                "bubblewrap (`{}`) is installed but cannot create a sandbox here",
+                fake.display()
+            ))
+        );
+        assert!(err.contains("bwrap: No permissions to create new namespace"), "{err}");
+        assert!(err.contains("`--sandbox none`"), "{err}");
+    }
+
+    #[test]
+    fn none_is_always_available() {
+        assert_eq!(check_available(Mode::None), Ok(()));
+    }
+
+    #[test]
+    fn visible_paths_and_env_follow_the_mode() {
+        let mounts = vec![mount("/host/a", "/work"), mount("/host/b", "/work/inner")];
+        let bwrap = Sandbox::new(Mode::Bwrap, mounts.clone(), "/work/inner/x");
+        assert_eq!(bwrap.visible(&mounts[0]), Path::new("/work"));
+        assert_eq!(bwrap.visible_workdir().unwrap(), Path::new("/work/inner/x"));
+        let none = Sandbox::new(Mode::None, mounts.clone(), "/work/inner/x");
+        assert_eq!(none.visible(&mounts[0]), Path::new("/host/a"));
+        assert_eq!(none.visible_workdir().unwrap(), Path::new("/host/b/x"));
+        let at_root = Sandbox::new(Mode::None, mounts.clone(), "/work");
+        assert_eq!(at_root.visible_workdir().unwrap(), Path::new("/host/a"));
+        // `/workshop` is not inside `/work`.
+        assert_eq!(Sandbox::new(Mode::None, mounts, "/workshop").visible_workdir(), None);
+        let names = |s: &Sandbox| s.env().into_iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>();
+        assert_eq!(names(&bwrap), ["PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/work/inner/x"]);
+        assert_eq!(names(&none), ["PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/host/b/x"]);
+    }
+
+    #[test]
+    fn bwrap_args_bind_system_dirs_read_only_and_mounts_outer_first() {
+        let mounts = vec![
+            Mount { host: "/h/inner".into(), guest: "/w/inner".into(), writable: false },
+            Mount { host: "/h/outer".into(), guest: "/w".into(), writable: true },
+        ];
+        let args: Vec<String> = bwrap_args(&mounts, Path::new("/w"), &[("HOME".into(), "/w".into())])
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        let text = args.join(" ");
+        assert!(text.contains("--cap-drop ALL"), "{text}");
+        for flag in
+            ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+        {
+            assert!(args.iter().any(|a| a == flag), "{flag} missing: {text}");
+        }
+        assert!(text.contains("--ro-bind /usr /usr"), "{text}");
+        for dir in SYSTEM_DIRS {
+            match fs::symlink_metadata(dir) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    assert!(text.contains(&format!(" {dir} ")), "{dir}: {text}")
+                }
+                Ok(_) => assert!(text.contains(&format!("--ro-bind {dir} {dir}")), "{dir}: {text}"),
+                Err(_) => assert!(!text.contains(&format!(" {dir} ")), "{dir}: {text}"),
+            }
+        }
+        let outer = text.find("--bind /h/outer /w").unwrap();
+        let inner = text.find("--ro-bind /h/inner /w/inner").unwrap();
+        assert!(outer < inner, "{text}");
+        assert!(text.ends_with("--chdir /w --clearenv --setenv HOME /w"), "{text}");
+        assert!(!text.contains("/root") && !text.contains("/home"), "{text}");
+    }
+}
