@@ -17,13 +17,13 @@
 //! In both modes the environment is built from nothing ([`Sandbox::env`]): no variable of
 //! the calling process (API keys) reaches the command.
 
+pub mod signals;
 pub mod supervise;
 
 pub use supervise::kill_registered_groups;
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -337,13 +337,14 @@ fn run_bwrap(
     cmd.arg("--json-status-fd").arg(status_fd.to_string()).arg("--").args(argv);
     // bubblewrap itself gets the same bare environment (its own /proc/PID/environ is readable).
     cmd.env_clear().envs(env.iter().map(|(name, value)| (name, value)));
-    let extra = supervise::Extra { keep_fd: Some(status_fd), ..Default::default() };
+    let mut on_timeout = |bwrap_pid: i32| kill_namespace_init(&status_read, bwrap_pid);
+    let extra = supervise::Extra { keep_fd: Some(status_fd), on_timeout: Some(&mut on_timeout), ..Default::default() };
     let output = supervise::supervise(cmd, None, timeout, max_output, extra);
     drop(status_write);
     let output = output?;
     if !output.timed_out
         && output.exit_code == BWRAP_SETUP_FAILED
-        && !read_status(status_read).contains("\"exit-code\"")
+        && !read_available(&status_read).contains("\"exit-code\"")
     {
         let stderr = output.stderr.trim();
         return Err(format!(
@@ -352,6 +353,43 @@ fn run_bwrap(
         ));
     }
     Ok(output)
+}
+
+/// At the deadline: kills the sandbox's PID 1 (bubblewrap's child, whose pid bubblewrap
+/// reported on the status pipe). The kernel then kills everything in the namespace, and
+/// bubblewrap exits only once all of it is gone, so nothing outlives the call. Killing
+/// bubblewrap itself instead would leave that teardown running after the call returned.
+/// False when it could not be done safely (no pidfd support, the pid not bubblewrap's child).
+fn kill_namespace_init(status: &OwnedFd, bwrap_pid: i32) -> bool {
+    let text = read_available(status);
+    let Some(init) = child_pid(&text) else { return false };
+    // Hold the process by a pidfd, then check that it is bubblewrap's child: bubblewrap
+    // forks once and has not been reaped, so no other process can pass this check.
+    let Some(pidfd) = supervise::pidfd_open(init) else { return false };
+    if parent_pid(init) != Some(bwrap_pid) {
+        return false;
+    }
+    // SAFETY: pidfd_send_signal(2) on a pidfd we own; no siginfo.
+    let rc = unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, pidfd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0)
+    };
+    rc == 0
+}
+
+/// The `"child-pid"` bubblewrap reported in its JSON status.
+fn child_pid(status: &str) -> Option<i32> {
+    let rest = &status[status.find("\"child-pid\"")? + "\"child-pid\"".len()..];
+    let rest = rest.trim_start_matches([' ', ':', '\t', '\n']);
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).map_or(rest, |end| &rest[..end]);
+    digits.parse().ok().filter(|&pid| pid > 1)
+}
+
+/// The parent of a process, from `/proc/PID/stat`.
+fn parent_pid(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A pipe for bubblewrap's `--json-status-fd`: both ends close-on-exec (the write end is
@@ -375,18 +413,22 @@ fn status_pipe() -> Result<(OwnedFd, OwnedFd), String> {
         // SAFETY: `moved` is new and ours.
         write = unsafe { OwnedFd::from_raw_fd(moved) };
     }
+    supervise::set_nonblocking(read.as_raw_fd());
     Ok((read, write))
 }
 
-/// What bubblewrap wrote on its status pipe (all of it is buffered by now; never blocks).
-fn read_status(read: OwnedFd) -> String {
-    // SAFETY: fcntl on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(read.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
+/// What is buffered in the (non-blocking) status pipe now; never blocks.
+fn read_available(read: &OwnedFd) -> String {
     let mut text = Vec::new();
-    let _ = fs::File::from(read).take(64 * 1024).read_to_end(&mut text);
+    let mut buf = [0u8; 4096];
+    while text.len() < 64 * 1024 {
+        // SAFETY: read(2) into a buffer we own, of its length.
+        let n = unsafe { libc::read(read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n as usize]);
+    }
     String::from_utf8_lossy(&text).into_owned()
 }
 
@@ -433,6 +475,16 @@ mod tests {
         );
         assert!(err.contains("bwrap: No permissions to create new namespace"), "{err}");
         assert!(err.contains("`--sandbox none`"), "{err}");
+    }
+
+    #[test]
+    fn the_namespace_init_is_read_from_the_status() {
+        let status = "{ \"child-pid\": 8378, \"mnt-namespace\": 4026532178 }\n";
+        assert_eq!(child_pid(status), Some(8378));
+        assert_eq!(child_pid("{ \"child-pid\":42}"), Some(42));
+        assert_eq!(child_pid(""), None);
+        assert_eq!(child_pid("{ \"child-pid\": 1 }"), None);
+        assert_eq!(parent_pid(std::process::id() as i32), Some(std::os::unix::process::parent_id() as i32));
     }
 
     #[test]

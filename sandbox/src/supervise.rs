@@ -113,7 +113,7 @@ pub fn run_supervised_with_stderr_lines(
     max_output: usize,
     on_stderr_line: &mut dyn FnMut(&str),
 ) -> Result<Output, String> {
-    supervise(command, stdin, timeout, max_output, Extra { on_stderr_line: Some(on_stderr_line), keep_fd: None })
+    supervise(command, stdin, timeout, max_output, Extra { on_stderr_line: Some(on_stderr_line), ..Extra::default() })
 }
 
 /// What the crate's own callers add to [`run_supervised`].
@@ -123,6 +123,10 @@ pub(crate) struct Extra<'a> {
     /// A descriptor the command inherits (bubblewrap's status pipe); all others above 2 are
     /// closed at exec.
     pub keep_fd: Option<RawFd>,
+    /// Called at the deadline with the child's pid, before its group is killed; when it
+    /// returns true, the child is given half of [`KILL_WAIT`] to exit by itself first (bubblewrap,
+    /// once the namespace's init is killed, exits only after everything in it is gone).
+    pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
 }
 
 pub(crate) fn supervise(
@@ -235,13 +239,20 @@ pub(crate) fn supervise(
 
     let timed_out = status.is_none();
     if timed_out {
+        // One budget for the whole teardown, so the call returns within KILL_WAIT.
+        let until = Instant::now() + KILL_WAIT;
+        if let Some(on_timeout) = extra.on_timeout
+            && on_timeout(pid)
+        {
+            wait_exit(pid, pidfd.as_ref(), Instant::now() + KILL_WAIT / 2);
+        }
         kill_group(pid);
         drop(input);
-        if wait_exit(pid, pidfd.as_ref(), KILL_WAIT) {
+        if wait_exit(pid, pidfd.as_ref(), until) {
             unregister_group(pid);
             reap(&mut child);
         } else {
-            // Still not gone a second after SIGKILL (stuck in the kernel): leave the reaping
+            // Still not gone a second after the deadline (stuck in the kernel): leave the reaping
             // to a thread so no zombie stays, and return now.
             unregister_group(pid);
             std::thread::spawn(move || {
@@ -329,7 +340,7 @@ fn millis_until(now: Instant, limit: Instant) -> c_int {
     ms.min(c_int::MAX as u128) as c_int
 }
 
-fn set_nonblocking(fd: RawFd) {
+pub(crate) fn set_nonblocking(fd: RawFd) {
     // SAFETY: fcntl on a descriptor we own.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);
@@ -339,7 +350,7 @@ fn set_nonblocking(fd: RawFd) {
     }
 }
 
-fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     // SAFETY: pidfd_open(2) returns a new descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
@@ -360,9 +371,8 @@ fn exited(pid: i32) -> bool {
     }
 }
 
-/// Waits up to `limit` for the child to exit (without reaping it).
-fn wait_exit(pid: i32, pidfd: Option<&OwnedFd>, limit: Duration) -> bool {
-    let until = Instant::now() + limit;
+/// Waits until `until` for the child to exit (without reaping it).
+fn wait_exit(pid: i32, pidfd: Option<&OwnedFd>, until: Instant) -> bool {
     loop {
         if exited(pid) {
             return true;
