@@ -8,14 +8,23 @@
 //!   with every capability dropped. The command sees the system directories read-only
 //!   (`/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`, `/etc`, `/opt`, as they exist on
 //!   the host), a fresh `/proc`, a minimal `/dev`, an empty `/tmp`, and the [`Mount`]s at
-//!   their guest paths; nothing else of the host (no home, no `/root`, no network). When the
+//!   their guest paths; nothing else of the host (no home, no `/root`, no network; in `/etc`
+//!   the shadow files and `/etc/ssh`, `/etc/ssl/private` are hidden). When the
 //!   command ends, or at the deadline, everything it started dies with its PID namespace.
 //! - [`Mode::None`]: no isolation at all; the command runs at the host paths of the mounts,
 //!   in a process group of its own that is killed when the command ends or at the deadline.
 //!   A process that calls `setsid` leaves that group and survives (see [`supervise`]).
 //!
 //! In both modes the environment is built from nothing ([`Sandbox::env`]): no variable of
-//! the calling process (API keys) reaches the command.
+//! the calling process (API keys) reaches the command, nor any file descriptor but 0, 1, 2.
+//!
+//! Requirements and limits: Linux only. bubblewrap 0.4 or newer (`--json-status-fd`, which
+//! tells a sandbox that could not be set up, an `Err`, from a command that failed). As root
+//! the command is root inside too, without capabilities: it can read root-owned files of
+//! `/etc` other than the hidden ones. On kernels older than 5.3 (no pidfd) the sandbox's PID
+//! namespace is torn down just after a timed-out `run` returns rather than before; older
+//! than 5.11 (no `close_range`), inherited descriptors are not closed. `run` blocks the
+//! calling thread, which must live until it returns (`PR_SET_PDEATHSIG` is per thread).
 
 pub mod signals;
 pub mod supervise;
@@ -85,6 +94,11 @@ pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Host directories shown read-only under bubblewrap (a symlink is recreated as a symlink).
 const SYSTEM_DIRS: [&str; 8] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt"];
+/// Files of `/etc` that hold secrets a root command could read (it owns them): shown as
+/// `/dev/null`, which a bind mount makes unopenable.
+const MASKED_FILES: [&str; 4] = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"];
+/// Directories of `/etc` that hold private keys: shown empty.
+const MASKED_DIRS: [&str; 2] = ["/etc/ssh", "/etc/ssl/private"];
 /// The bubblewrap program, looked up in the calling process's `PATH`.
 const BWRAP: &str = "bwrap";
 /// How long [`check_available`]'s trial run may take.
@@ -280,40 +294,45 @@ fn find_shell() -> Result<PathBuf, String> {
 /// The arguments of bubblewrap up to the command (without the status descriptor).
 fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)]) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
-    let mut push = |items: &[&OsStr]| args.extend(items.iter().map(|item| item.to_os_string()));
-    push(&["--die-with-parent".as_ref(), "--new-session".as_ref()]);
-    push(&["--unshare-net".as_ref(), "--unshare-pid".as_ref(), "--unshare-ipc".as_ref(), "--unshare-uts".as_ref()]);
+    macro_rules! push {
+        ($($item:expr),+) => { $( args.push(AsRef::<OsStr>::as_ref(&$item).to_os_string()); )+ };
+    }
+    push!("--die-with-parent", "--new-session");
+    push!("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
     // Running as root, the command would keep every capability, enough to remount the
     // read-only binds read-write (or anything else): drop them all.
-    push(&["--cap-drop".as_ref(), "ALL".as_ref()]);
+    push!("--cap-drop", "ALL");
     for dir in SYSTEM_DIRS {
         let Ok(meta) = fs::symlink_metadata(dir) else { continue };
         if meta.file_type().is_symlink() {
             if let Ok(target) = fs::read_link(dir) {
-                push(&["--symlink".as_ref(), target.as_os_str(), dir.as_ref()]);
+                push!("--symlink", target, dir);
             }
         } else if meta.is_dir() {
-            push(&["--ro-bind".as_ref(), dir.as_ref(), dir.as_ref()]);
+            push!("--ro-bind", dir, dir);
         }
     }
-    push(&[
-        "--proc".as_ref(),
-        "/proc".as_ref(),
-        "--dev".as_ref(),
-        "/dev".as_ref(),
-        "--tmpfs".as_ref(),
-        "/tmp".as_ref(),
-    ]);
+    // Running as root, the command owns /etc's secrets (shadow, host keys): hide them.
+    for file in MASKED_FILES {
+        if fs::symlink_metadata(file).is_ok_and(|meta| meta.is_file()) {
+            push!("--ro-bind", "/dev/null", file);
+        }
+    }
+    for dir in MASKED_DIRS {
+        if fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
+            push!("--tmpfs", dir, "--remount-ro", dir);
+        }
+    }
+    push!("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
     // Outer mounts first, so a mount inside another is not hidden by it.
     let mut ordered: Vec<&Mount> = mounts.iter().collect();
     ordered.sort_by_key(|m| m.guest.components().count());
     for mount in ordered {
-        let how = if mount.writable { "--bind" } else { "--ro-bind" };
-        push(&[how.as_ref(), mount.host.as_os_str(), mount.guest.as_os_str()]);
+        push!(if mount.writable { "--bind" } else { "--ro-bind" }, mount.host, mount.guest);
     }
-    push(&["--chdir".as_ref(), workdir.as_os_str(), "--clearenv".as_ref()]);
+    push!("--chdir", workdir, "--clearenv");
     for (name, value) in env {
-        push(&["--setenv".as_ref(), name.as_ref(), value.as_ref()]);
+        push!("--setenv", name, value);
     }
     args
 }

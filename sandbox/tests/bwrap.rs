@@ -62,6 +62,21 @@ fn host_files_beside_the_mounts_are_invisible() {
         let out = sandbox.run(&format!("ls -A '{dir}'")).unwrap();
         assert_ne!(out.exit_code, 0, "{dir} listable: {out:?}");
     }
+    // Root owns /etc's secrets, but they are hidden.
+    let out = sandbox.run("cat /etc/shadow /etc/gshadow; ls -A /etc/ssh /etc/ssl/private").unwrap();
+    for secret in ["/etc/shadow", "/etc/gshadow"] {
+        if let Ok(text) = fs::read_to_string(secret)
+            && let Some(line) = text.lines().next()
+        {
+            assert!(!out.stdout.contains(line), "{secret} readable: {out:?}");
+        }
+    }
+    for dir in ["/etc/ssh", "/etc/ssl/private"] {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().into_string().unwrap();
+            assert!(!out.stdout.lines().any(|line| line == name), "{dir}/{name} visible: {out:?}");
+        }
+    }
     // The root holds only what the sandbox made.
     let out = sandbox.run("ls -A /").unwrap();
     let mut expected: Vec<&str> = ["usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "opt"]
