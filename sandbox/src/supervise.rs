@@ -176,10 +176,14 @@ pub(crate) fn supervise(
 
     loop {
         let now = Instant::now();
-        if status.is_none() && exited(pid) {
+        let state = if status.is_none() { child_state(pid) } else { ChildState::Running };
+        if state != ChildState::Running {
             // Kill what the command left in its group while its zombie still holds the id,
-            // so the id cannot name another group yet.
-            kill_group(pid);
+            // so the id cannot name another group yet. (Reaped behind our back, the id may
+            // already be another's: then nothing is killed.)
+            if state == ChildState::Zombie {
+                kill_group(pid);
+            }
             unregister_group(pid);
             status = Some(reap(&mut child));
             input = None;
@@ -360,15 +364,36 @@ pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ChildState {
+    Running,
+    /// Exited and not reaped: its pid (and so its group id) cannot be reused yet.
+    Zombie,
+    /// Reaped by someone else (a `waitpid(-1)` elsewhere, or SIGCHLD ignored).
+    Gone,
+}
+
 /// Whether the child has exited, without reaping it.
-fn exited(pid: i32) -> bool {
+fn child_state(pid: i32) -> ChildState {
     // SAFETY: waitid(2) writes into a zeroed siginfo_t we own.
     unsafe {
         let mut info: libc::siginfo_t = std::mem::zeroed();
         let rc = libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
-        // An error (ECHILD: reaped behind our back) counts as gone.
-        rc != 0 || info.si_pid() != 0
+        if rc != 0 {
+            match io::Error::last_os_error().raw_os_error() {
+                Some(libc::EINTR) => ChildState::Running,
+                _ => ChildState::Gone,
+            }
+        } else if info.si_pid() != 0 {
+            ChildState::Zombie
+        } else {
+            ChildState::Running
+        }
     }
+}
+
+fn exited(pid: i32) -> bool {
+    child_state(pid) != ChildState::Running
 }
 
 /// Waits until `until` for the child to exit (without reaping it).
