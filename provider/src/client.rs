@@ -122,10 +122,7 @@ impl Client {
                 let value = std::env::var(variable).unwrap_or_default();
                 let value = value.trim();
                 if value.is_empty() {
-                    return Err(ProviderError::MissingKey {
-                        provider: config.id.clone(),
-                        variable: variable.clone(),
-                    });
+                    return Err(ProviderError::MissingKey { provider: config.id.clone(), variable: variable.clone() });
                 }
                 Some(value.to_string())
             }
@@ -169,13 +166,12 @@ impl Client {
     /// and `"stream_options": {"include_usage": true}` are added when the provider streams (and `body` has no
     /// `stream` key), else it is sent as is.
     ///
+    /// `progress` hears the text and tool call names of a streamed answer as they arrive (nothing for an answer
+    /// that comes whole), and each retry before its wait.
+    ///
     /// When every try failed the same way, the error says how: all refused or unresolvable is `Unreachable`, all
     /// timed out is `Timeout`; any other run of failures is `Exhausted`.
-    pub fn complete(
-        &self,
-        body: &Value,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Completion, ProviderError> {
+    pub fn complete(&self, body: &Value, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Completion, ProviderError> {
         self.complete_unredacted(body, progress).map_err(|error| match &self.key {
             // A provider may echo the key in its message; it never leaves the client.
             Some(key) => error.map_text(|text| text.replace(key.as_str(), "[the API key]")),
@@ -220,6 +216,10 @@ impl Client {
                     request = request_bytes(body, false);
                 }
                 TryFailure::Transient { reason, retry_after, cause } => {
+                    // Connection failures leave the URL out of their reason, for `Unreachable` names it itself.
+                    let with_url = |reason: String| {
+                        if cause == Cause::Connect { format!("{}: {reason}", self.endpoint()) } else { reason }
+                    };
                     failed_tries += 1;
                     all_connect &= cause == Cause::Connect;
                     all_timeout &= cause == Cause::Timeout;
@@ -230,11 +230,11 @@ impl Client {
                             let tries = if http_tries == 1 { "1 try".into() } else { format!("{http_tries} tries") };
                             ProviderError::Unreachable { url: self.endpoint(), reason: format!("{reason} ({tries})") }
                         } else {
-                            ProviderError::Exhausted { tries: http_tries, last: reason }
+                            ProviderError::Exhausted { tries: http_tries, last: with_url(reason) }
                         });
                     }
                     let delay = retry_after.map_or_else(|| self.backoff(failed_tries), |d| d.min(MAX_RETRY_AFTER));
-                    progress(Progress::Retrying { try_number: http_tries, delay, reason });
+                    progress(Progress::Retrying { try_number: http_tries, delay, reason: with_url(reason) });
                     std::thread::sleep(delay);
                 }
             }
@@ -391,13 +391,11 @@ fn read_streamed_answer(
             "line {line} of the stream from {url} is not UTF-8"
         )))),
         Err(SseError::Stopped(StreamStop::Malformed(what))) => Err(TryFailure::Final(ProviderError::Malformed(what))),
-        Err(SseError::Stopped(StreamStop::ProviderError { message, retryable: true })) => {
-            Err(TryFailure::Transient {
-                reason: format!("{url} sent an error in the stream: {message}"),
-                retry_after: None,
-                cause: Cause::Other,
-            })
-        }
+        Err(SseError::Stopped(StreamStop::ProviderError { message, retryable: true })) => Err(TryFailure::Transient {
+            reason: format!("{url} sent an error in the stream: {message}"),
+            retry_after: None,
+            cause: Cause::Other,
+        }),
         Err(SseError::Stopped(StreamStop::ProviderError { message, retryable: false })) => {
             Err(TryFailure::Final(ProviderError::Rejected { status: 200, message }))
         }
@@ -469,16 +467,19 @@ fn transport_failure(url: &str, timeout: Duration, error: ureq::Error) -> TryFai
     let transient = |reason: String, cause| TryFailure::Transient { reason, retry_after: None, cause };
     match error {
         ureq::Error::Timeout(_) => transient(format!("{url} timed out after {}", seconds(timeout)), Cause::Timeout),
-        ureq::Error::HostNotFound => transient(format!("the host of {url} was not found"), Cause::Connect),
+        ureq::Error::HostNotFound => transient("the host name was not found".into(), Cause::Connect),
         ureq::Error::Io(error) if error.kind() == io::ErrorKind::ConnectionRefused => {
-            transient(format!("the host of {url} refused the connection"), Cause::Connect)
+            transient("the host refused the connection".into(), Cause::Connect)
         }
         ureq::Error::ConnectionFailed | ureq::Error::ConnectProxyFailed(_) => {
-            transient(format!("could not connect to {url}: {error}"), Cause::Connect)
+            transient(format!("could not connect: {error}"), Cause::Connect)
         }
         ureq::Error::Io(error) => io_failure(url, timeout, error),
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => {
-            TryFailure::Final(ProviderError::Unreachable { url: url.to_string(), reason: format!("TLS failed: {error}") })
+            TryFailure::Final(ProviderError::Unreachable {
+                url: url.to_string(),
+                reason: format!("TLS failed: {error}"),
+            })
         }
         ureq::Error::BadUri(_) | ureq::Error::Http(_) | ureq::Error::InvalidProxyUrl => {
             TryFailure::Final(ProviderError::Unreachable { url: url.to_string(), reason: error.to_string() })
@@ -534,9 +535,7 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// `retry-after-ms` (OpenAI's) or `Retry-After` in seconds; HTTP dates are left to the backoff.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let number = |name: &str| {
-        header(headers, name)
-            .and_then(|value| value.trim().parse::<f64>().ok())
-            .filter(|n| n.is_finite() && *n >= 0.0)
+        header(headers, name).and_then(|value| value.trim().parse::<f64>().ok()).filter(|n| n.is_finite() && *n >= 0.0)
     };
     let seconds = number("retry-after-ms").map(|ms| ms / 1000.0).or_else(|| number("retry-after"))?;
     Some(Duration::from_secs_f64(seconds.min(MAX_RETRY_AFTER.as_secs_f64())))
@@ -606,7 +605,10 @@ mod tests {
     fn stream_fields_are_added_only_when_streaming() {
         let body = json!({"model": "m", "messages": []});
         let streamed: Value = serde_json::from_slice(&request_bytes(&body, true)).unwrap();
-        assert_eq!(streamed, json!({"model": "m", "messages": [], "stream": true, "stream_options": {"include_usage": true}}));
+        assert_eq!(
+            streamed,
+            json!({"model": "m", "messages": [], "stream": true, "stream_options": {"include_usage": true}})
+        );
         let plain: Value = serde_json::from_slice(&request_bytes(&body, false)).unwrap();
         assert_eq!(plain, body);
     }

@@ -123,7 +123,10 @@ impl Config {
 
 type SpannedError = (Range<usize>, String);
 
-fn read_provider(id: &Spanned<std::borrow::Cow<'_, str>>, table: &Spanned<DeValue<'_>>) -> Result<ProviderConfig, SpannedError> {
+fn read_provider(
+    id: &Spanned<std::borrow::Cow<'_, str>>,
+    table: &Spanned<DeValue<'_>>,
+) -> Result<ProviderConfig, SpannedError> {
     let DeValue::Table(fields) = table.get_ref() else {
         return Err((
             id.span(),
@@ -138,18 +141,18 @@ fn read_provider(id: &Spanned<std::borrow::Cow<'_, str>>, table: &Spanned<DeValu
     let mut base_url = None;
     for (key, value) in fields {
         let name = key.get_ref().as_ref();
-        let wrong_type = |expected: &str| {
-            (value.span(), format!("`{name}` must be {expected}, not {}", a_type(value.get_ref())))
-        };
+        let wrong_type =
+            |expected: &str| (value.span(), format!("`{name}` must be {expected}, not {}", a_type(value.get_ref())));
         match name {
             "base_url" => {
                 let DeValue::String(url) = value.get_ref() else { return Err(wrong_type("a string")) };
                 let url = url.trim().trim_end_matches('/');
-                if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace)
-                {
+                if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
                     return Err((
                         value.span(),
-                        format!("base_url must be an http:// or https:// address such as \"https://api.openai.com/v1\", not \"{url}\""),
+                        format!(
+                            "base_url must be an http:// or https:// address such as \"https://api.openai.com/v1\", not \"{url}\""
+                        ),
                     ));
                 }
                 base_url = Some(url.to_string());
@@ -157,7 +160,10 @@ fn read_provider(id: &Spanned<std::borrow::Cow<'_, str>>, table: &Spanned<DeValu
             "api_key_env" => {
                 let DeValue::String(variable) = value.get_ref() else { return Err(wrong_type("a string")) };
                 if variable.is_empty() || variable.contains(['=', '\0']) {
-                    return Err((value.span(), format!("api_key_env must name an environment variable, not \"{variable}\"")));
+                    return Err((
+                        value.span(),
+                        format!("api_key_env must name an environment variable, not \"{variable}\""),
+                    ));
                 }
                 provider.api_key_env = Some(variable.to_string());
             }
@@ -183,7 +189,10 @@ fn read_provider(id: &Spanned<std::borrow::Cow<'_, str>>, table: &Spanned<DeValu
     let Some(base_url) = base_url else {
         return Err((
             id.span(),
-            format!("[providers.{}] has no base_url; add e.g. base_url = \"https://api.openai.com/v1\"", toml_key(id.get_ref())),
+            format!(
+                "[providers.{}] has no base_url; add e.g. base_url = \"https://api.openai.com/v1\"",
+                toml_key(id.get_ref())
+            ),
         ));
     };
     provider.base_url = base_url;
@@ -192,15 +201,21 @@ fn read_provider(id: &Spanned<std::borrow::Cow<'_, str>>, table: &Spanned<DeValu
 
 fn read_timeout(value: &Spanned<DeValue<'_>>) -> Result<Duration, SpannedError> {
     let bad = |shown: &str| {
-        (value.span(), format!("bad duration {shown} for timeout: write \"500ms\", \"90s\", \"5m\" or a number of seconds"))
+        (
+            value.span(),
+            format!("bad duration {shown} for timeout: write \"500ms\", \"90s\", \"5m\" or a number of seconds"),
+        )
     };
     let timeout = match value.get_ref() {
         DeValue::Integer(integer) => {
-            let seconds = u64::from_str_radix(integer.as_str(), integer.radix()).map_err(|_| bad(&integer.to_string()))?;
+            let seconds =
+                u64::from_str_radix(integer.as_str(), integer.radix()).map_err(|_| bad(&integer.to_string()))?;
             Duration::from_secs(seconds)
         }
         DeValue::String(text) => parse_duration(text).ok_or_else(|| bad(&format!("\"{text}\"")))?,
-        other => return Err((value.span(), format!("`timeout` must be a duration such as \"90s\", not {}", a_type(other)))),
+        other => {
+            return Err((value.span(), format!("`timeout` must be a duration such as \"90s\", not {}", a_type(other))));
+        }
     };
     if timeout.is_zero() {
         return Err((value.span(), "timeout must be more than zero".to_string()));
@@ -240,9 +255,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
-    }
+    rows[0] = (0..=b.len()).collect();
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let substitution = usize::from(a[i - 1] != b[j - 1]);

@@ -32,20 +32,29 @@ impl fmt::Display for ProviderError {
                 f,
                 "the provider `{provider}` takes its API key from the environment variable {variable}, which is not set or empty"
             ),
+            ProviderError::Unauthorized { status: 401, message } => {
+                write!(f, "the provider did not accept the API key (HTTP 401): {message}")
+            }
             ProviderError::Unauthorized { status, message } => {
-                write!(f, "the provider refused the API key (HTTP {status}): {message}")
+                write!(f, "the provider refused access with this API key (HTTP {status}): {message}")
             }
             ProviderError::Rejected { status, message } => {
                 write!(f, "the provider rejected the request (HTTP {status}): {message}")
             }
             ProviderError::Exhausted { tries, last } => {
-                write!(f, "the provider still failed after {tries} {}: {last}", if *tries == 1 { "try" } else { "tries" })
+                write!(
+                    f,
+                    "the provider still failed after {tries} {}: {last}",
+                    if *tries == 1 { "try" } else { "tries" }
+                )
             }
             ProviderError::Unreachable { url, reason } => write!(f, "cannot reach the provider at {url}: {reason}"),
             ProviderError::Timeout { after } => {
                 write!(f, "the provider did not answer in time: timed out after {}", seconds(*after))
             }
-            ProviderError::Malformed(what) => write!(f, "the provider's answer is not the Chat Completions protocol: {what}"),
+            ProviderError::Malformed(what) => {
+                write!(f, "the provider's answer is not the Chat Completions protocol: {what}")
+            }
             ProviderError::TooLarge => write!(
                 f,
                 "the provider's answer is over {} MiB and was refused",
@@ -68,7 +77,9 @@ impl ProviderError {
             ProviderError::Exhausted { tries, last } => ProviderError::Exhausted { tries, last: scrub(last) },
             ProviderError::Unreachable { url, reason } => ProviderError::Unreachable { url, reason: scrub(reason) },
             ProviderError::Malformed(what) => ProviderError::Malformed(scrub(what)),
-            other @ (ProviderError::MissingKey { .. } | ProviderError::Timeout { .. } | ProviderError::TooLarge) => other,
+            other @ (ProviderError::MissingKey { .. } | ProviderError::Timeout { .. } | ProviderError::TooLarge) => {
+                other
+            }
         }
     }
 }
@@ -76,7 +87,7 @@ impl ProviderError {
 /// `120s`, `0.5s`, `1.25s`: the shortest exact form in seconds.
 pub(crate) fn seconds(duration: Duration) -> String {
     let millis = duration.as_millis();
-    if millis % 1000 == 0 {
+    if millis.is_multiple_of(1000) {
         format!("{}s", millis / 1000)
     } else {
         let text = format!("{}.{:03}", millis / 1000, millis % 1000);

@@ -16,7 +16,9 @@ pub(crate) enum SseError<E> {
     Io(io::Error),
     /// More than the limit was read before `[DONE]` (a single line over the limit included).
     TooLarge,
-    NotUtf8 { line: usize },
+    NotUtf8 {
+        line: usize,
+    },
     /// The payload handler stopped the stream.
     Stopped(E),
 }
@@ -25,8 +27,7 @@ pub(crate) enum SseError<E> {
 /// `event:`/`id:`/`retry:` lines, blank lines and CRLF. Each `data:` line is one chunk: Chat Completions
 /// servers never split a chunk over several `data:` lines.
 ///
-/// `reader` must not yield more than `limit + 1` bytes (wrap it in `take`), so that no line, however long,
-/// grows past the limit in memory.
+/// More than `limit` bytes in all is `TooLarge`, found before a line grows past what is left of the limit.
 pub(crate) fn read_data_lines<E>(
     reader: &mut impl BufRead,
     limit: usize,
@@ -38,16 +39,14 @@ pub(crate) fn read_data_lines<E>(
     let mut data_lines = 0usize;
     loop {
         line.clear();
-        let read = reader.read_until(b'\n', &mut line).map_err(SseError::Io)?;
-        if read == 0 {
+        read_line(reader, &mut line, limit - consumed)?;
+        if line.is_empty() {
             return Ok(StreamEnd::Eof { data_lines });
         }
-        consumed = consumed.saturating_add(read);
-        if consumed > limit {
-            return Err(SseError::TooLarge);
-        }
+        consumed += line.len();
         line_number += 1;
         let mut text = line.as_slice();
+        let complete = text.ends_with(b"\n");
         text = text.strip_suffix(b"\n").unwrap_or(text);
         text = text.strip_suffix(b"\r").unwrap_or(text);
         if line_number == 1 {
@@ -63,18 +62,49 @@ pub(crate) fn read_data_lines<E>(
         if payload.trim() == "[DONE]" {
             return Ok(StreamEnd::Done);
         }
+        if !complete {
+            // The body ended inside this line: it is the cut, not a chunk to judge.
+            return Ok(StreamEnd::Eof { data_lines: data_lines - 1 });
+        }
         on_data(payload).map_err(SseError::Stopped)?;
+    }
+}
+
+/// Appends one line (its `\n` included, unless the body ends first) to the empty `line`; a line longer than
+/// `budget` is `TooLarge` before it is held whole, where `read_until` would have grown it without bound.
+fn read_line<E>(reader: &mut impl BufRead, line: &mut Vec<u8>, budget: usize) -> Result<(), SseError<E>> {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(SseError::Io(error)),
+        };
+        if available.is_empty() {
+            return Ok(());
+        }
+        let (length, ends_line) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(newline) => (newline + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + length > budget {
+            return Err(SseError::TooLarge);
+        }
+        line.extend_from_slice(&available[..length]);
+        reader.consume(length);
+        if ends_line {
+            return Ok(());
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufReader, Read};
+    use std::io::BufReader;
 
     fn payloads(body: &[u8], limit: usize) -> (Vec<String>, Result<StreamEnd, SseError<()>>) {
         let mut seen = Vec::new();
-        let mut reader = BufReader::with_capacity(8, body.take(limit as u64 + 1));
+        let mut reader = BufReader::with_capacity(8, body);
         let end = read_data_lines(&mut reader, limit, |data| {
             seen.push(data.to_string());
             Ok(())
@@ -92,9 +122,16 @@ mod tests {
 
     #[test]
     fn a_body_without_done_is_cut() {
-        let (seen, end) = payloads(b"data: 1\n\ndata: 2", 1 << 20);
+        let (seen, end) = payloads(b"data: 1\n\ndata: 2\n", 1 << 20);
         assert_eq!(seen, ["1", "2"]);
         assert_eq!(end.unwrap(), StreamEnd::Eof { data_lines: 2 });
+        // A last line without its newline was cut inside: it is not handed on.
+        let (seen, end) = payloads(b"data: 1\n\ndata: {\"cho", 1 << 20);
+        assert_eq!(seen, ["1"]);
+        assert_eq!(end.unwrap(), StreamEnd::Eof { data_lines: 1 });
+        // `[DONE]` is unambiguous even without it.
+        let (_, end) = payloads(b"data: 1\n\ndata: [DONE]", 1 << 20);
+        assert_eq!(end.unwrap(), StreamEnd::Done);
     }
 
     #[test]
