@@ -109,8 +109,14 @@ enum Command {
     Snapshot(crate::pipeline::SnapshotArgs),
     /// Register an LWIR against its definition: the WorkflowVersion and the compiler lock.
     Lock(crate::pipeline::LockArgs),
-    /// Plan a workflow with an external planner: validate, snapshot, plan, register, lock.
+    /// Plan a workflow: validate, snapshot, run the planner session (the built-in harness
+    /// or `--planner`), register, lock.
     Plan(crate::pipeline::PlanArgs),
+    /// Run a fixer session for a failed `code.run` step: the step's files repaired, a new LWIR.
+    Fix(crate::pipeline::FixArgs),
+    /// The runtime's check before it runs an LWIR: its WorkflowVersion and capabilities
+    /// against its lock.
+    Verify(crate::pipeline::VerifyArgs),
     /// Print the event sequence of planning runs.
     Events(crate::pipeline::EventsArgs),
     /// Run the language server on stdin and stdout (settings come from the client or
@@ -157,6 +163,8 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Snapshot(args) => crate::pipeline::snapshot(args, out).map_err(ToolError),
         Command::Lock(args) => crate::pipeline::lock(args, out).map_err(ToolError),
         Command::Plan(args) => crate::pipeline::plan(args, out).map_err(ToolError),
+        Command::Fix(args) => crate::pipeline::fix(args, out).map_err(ToolError),
+        Command::Verify(args) => crate::pipeline::verify(args, out).map_err(ToolError),
         Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
         Command::Lsp { stdio: _ } => little_lsp::run_stdio().map(|()| EXIT_OK).map_err(ToolError),
     };

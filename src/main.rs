@@ -5,6 +5,7 @@ mod discover;
 mod github;
 mod graph;
 mod pipeline;
+mod progress;
 mod sarif;
 mod schema;
 

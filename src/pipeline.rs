@@ -44,19 +44,14 @@ pub struct PlanArgs {
     /// The run's input (JSON), validated against the definition's input schema.
     #[arg(long, value_name = "IN")]
     input: PathBuf,
-    /// The planner, run as `sh -c CMD`: the PlanTask JSON on stdin, the LWIR on stdout.
-    #[arg(long, value_name = "CMD")]
-    planner: String,
     /// The run id; running again with the same id resumes the run from its event log.
     #[arg(long, value_name = "ID")]
     run_id: String,
     /// The event log (JSON Lines), created when missing, appended to.
     #[arg(long, value_name = "LOG")]
     events: PathBuf,
-    /// Time limit of one planner attempt (e.g. `90s`, `5m`, `500ms`); the planner is killed past it.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
-    timeout: Duration,
-    /// Planner attempts (the first and its repairs) before the run fails.
+    /// Submissions refused with findings (built-in harness) or planner attempts
+    /// (`--planner`) before the run fails.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
     max_attempts: u32,
     /// Plan a later outer-loop cycle: a JSON file `{ "cycleNumber": N, "priorCycles": [...] }`
@@ -66,6 +61,114 @@ pub struct PlanArgs {
     /// Write the WorkflowVersion and lock here.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    harness: HarnessArgs,
+    /// An external planner instead of the built-in harness, run as `sh -c CMD` once an
+    /// attempt: the PlanTask JSON on stdin, the LWIR on stdout.
+    #[arg(long, value_name = "CMD")]
+    planner: Option<String>,
+    /// With `--planner`: time limit of one attempt (e.g. `90s`, `5m`, `500ms`); the planner
+    /// and everything it started are killed past it.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "planner")]
+    timeout: Duration,
+}
+
+/// Settings of the built-in harness, shared by `plan` and `fix`.
+#[derive(clap::Args)]
+pub struct HarnessArgs {
+    /// The `little.toml` with the model providers (default: the nearest one from the
+    /// working directory up).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// How bash runs: `bwrap` (bubblewrap namespaces: no network, only the session's
+    /// directories) or `none` (a plain process, scrubbed environment).
+    #[arg(long, value_enum, default_value = "bwrap")]
+    sandbox: SandboxMode,
+    /// Time limit of one bash call; past it the call's processes are killed (exit code 124).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    tool_timeout: Duration,
+    /// Model calls a session may make.
+    #[arg(long, value_name = "N", default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_turns: u32,
+    /// Where the memory stores live (`workflow/<id>/`, `org/`).
+    #[arg(long, value_name = "DIR", default_value = ".little/memory")]
+    memory_root: PathBuf,
+    /// How long to wait for another `little` that is writing the same event log.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_or_zero)]
+    lock_wait: Duration,
+    /// Show nothing of the session as it runs (the default when stderr is not a terminal).
+    #[arg(long, conflicts_with = "progress")]
+    quiet: bool,
+    /// Show the session as it runs even when stderr is not a terminal.
+    #[arg(long)]
+    progress: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SandboxMode {
+    Bwrap,
+    None,
+}
+
+impl HarnessArgs {
+    fn options(&self) -> little_pipeline::HarnessOptions<'_> {
+        little_pipeline::HarnessOptions {
+            config: self.config.as_deref(),
+            sandbox: match self.sandbox {
+                SandboxMode::Bwrap => little_sandbox::Mode::Bwrap,
+                SandboxMode::None => little_sandbox::Mode::None,
+            },
+            tool_timeout: self.tool_timeout,
+            max_turns: self.max_turns,
+            memory_root: Some(&self.memory_root),
+        }
+    }
+
+    /// Progress on stderr: live on a terminal unless quiet, notes always.
+    fn progress(&self) -> crate::progress::Progress<std::io::Stderr> {
+        let live = self.progress || (!self.quiet && std::io::stderr().is_terminal());
+        crate::progress::Progress::new(std::io::stderr(), live)
+    }
+}
+
+#[derive(clap::Args)]
+pub struct FixArgs {
+    /// The LWIR whose step failed.
+    #[arg(value_name = "LWIR")]
+    lwir: PathBuf,
+    /// The id of the failed `code.run` step (it must declare `onFailure.fixer`).
+    #[arg(long, value_name = "ID")]
+    step: String,
+    /// What the step's failure printed (a text file; its last 64 KiB are shown to the fixer).
+    #[arg(long, value_name = "FILE")]
+    error: PathBuf,
+    /// The workflow definition the LWIR was planned for.
+    #[arg(long, value_name = "DEF")]
+    definition: PathBuf,
+    /// The run id; running again with the same id resumes the session from its event log.
+    #[arg(long, value_name = "ID")]
+    run_id: String,
+    /// The event log (JSON Lines), created when missing, appended to.
+    #[arg(long, value_name = "LOG")]
+    events: PathBuf,
+    /// Write the repaired LWIR here instead of printing it.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    harness: HarnessArgs,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// The LWIR the runtime is about to run.
+    #[arg(value_name = "LWIR")]
+    lwir: PathBuf,
+    /// Its lock (what `little lock -o` or `little plan -o` wrote, or the bare lock).
+    #[arg(long, value_name = "LOCK")]
+    lock: PathBuf,
+    /// The definition as it is now: its capabilities must be the locked ones.
+    #[arg(long, value_name = "DEF")]
+    definition: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -86,24 +189,29 @@ pub struct EventsArgs {
     format: EventsFormat,
 }
 
-/// `90s`, `5m`, `500ms`, or plain seconds.
+/// `90s`, `5m`, `500ms`, or plain seconds; a time limit longer than zero.
 fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration_or_zero(text)?;
+    if duration.is_zero() {
+        return Err("the time limit must be longer than zero".to_string());
+    }
+    Ok(duration)
+}
+
+/// A duration that may be zero (`--lock-wait 0`: do not wait).
+fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => text.split_at(i),
         None => (text, "s"),
     };
     let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a duration (e.g. 500ms, 90s, 5m)"))?;
-    let duration = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.saturating_mul(60)),
-        _ => return Err(format!("`{text}` is not a duration (units: ms, s, m)")),
-    };
-    if duration.is_zero() {
-        return Err("the time limit must be longer than zero".to_string());
+    match unit {
+        "ms" => Ok(Duration::from_millis(n)),
+        "s" => Ok(Duration::from_secs(n)),
+        "m" => Ok(Duration::from_secs(n.saturating_mul(60))),
+        _ => Err(format!("`{text}` is not a duration (units: ms, s, m)")),
     }
-    Ok(duration)
 }
 
 fn write_err(e: std::io::Error) -> String {
@@ -119,6 +227,11 @@ fn pretty(value: &serde_json::Value) -> String {
 fn failed(failure: Failure, what: &str, out: &mut dyn Write) -> Result<i32, String> {
     match failure {
         Failure::Tool(message) => Err(message),
+        Failure::Failed { reason, located } => {
+            write_blocked(&located, out).map_err(write_err)?;
+            writeln!(out, "{what}: {reason}").map_err(write_err)?;
+            Ok(EXIT_BLOCKED)
+        }
         Failure::Blocked(located) => {
             write_blocked(&located, out).map_err(write_err)?;
             writeln!(out, "{what}: a diagnostic blocks").map_err(write_err)?;
@@ -179,31 +292,38 @@ pub fn lock(args: LockArgs, out: &mut dyn Write) -> Result<i32, String> {
 }
 
 pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
+    let planner = match &args.planner {
+        Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
+        None => little_pipeline::Planner::Harness(args.harness.options()),
+    };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
-        planner: &args.planner,
+        planner,
         run_id: &args.run_id,
         events: &args.events,
-        timeout: args.timeout,
         max_attempts: args.max_attempts,
         outer_loop: args.outer_loop.as_deref(),
+        lock_wait: args.harness.lock_wait,
     };
-    let mut note = |line: &str| eprintln!("{line}");
-    match little_pipeline::plan(&request, &mut note) {
+    let mut progress = args.harness.progress();
+    let _signals = little_sandbox::signals::KillChildrenOnSignal::install();
+    match little_pipeline::plan(&request, &mut progress) {
         Ok(report) => {
             if let Some(path) = &args.output {
                 std::fs::write(path, pretty(&report.registration.document()))
                     .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
             }
-            let how = match (report.planner_runs, report.replayed_attempts) {
-                (0, _) => "replayed from the event log, planner not run".to_string(),
-                (runs, 0) => format!("planner ran {runs} time{}", if runs == 1 { "" } else { "s" }),
-                (runs, replayed) => format!("{replayed} attempt(s) replayed, planner ran {runs} time(s)"),
+            let how = match (&args.planner, report.planner_runs, report.replayed_attempts) {
+                (None, _, _) => session_summary(&report.session),
+                (Some(_), 0, _) => "replayed from the event log, planner not run".to_string(),
+                (Some(_), runs, 0) => format!("planner ran {runs} time{}", if runs == 1 { "" } else { "s" }),
+                (Some(_), runs, replayed) => format!("{replayed} attempt(s) replayed, planner ran {runs} time(s)"),
             };
+            let unit = if args.planner.is_some() { "attempt" } else { "submission" };
             writeln!(
                 out,
-                "run {}: registered {} ({}) from attempt {}; {how}",
+                "run {}: registered {} ({}) from {unit} {}; {how}",
                 args.run_id,
                 report.registration.id(),
                 report.registration.hash(),
@@ -219,40 +339,147 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
     }
 }
 
+/// What a built-in session made for real and what the log answered.
+fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
+    let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if stats.model_calls == 0 && stats.tool_runs == 0 {
+        return format!(
+            "replayed from the event log ({}, {}), nothing called",
+            plural(stats.model_replayed, "model call"),
+            plural(stats.tool_replayed, "tool call")
+        );
+    }
+    let mut text =
+        format!("{} and {} made", plural(stats.model_calls, "model call"), plural(stats.tool_runs, "tool call"));
+    if stats.model_replayed + stats.tool_replayed > 0 {
+        text.push_str(&format!(
+            ", {} and {} replayed",
+            plural(stats.model_replayed, "model call"),
+            plural(stats.tool_replayed, "tool call")
+        ));
+    }
+    text
+}
+
+pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
+    let request = little_pipeline::fix::FixRequest {
+        lwir: &args.lwir,
+        step: &args.step,
+        error: &args.error,
+        definition: &args.definition,
+        run_id: &args.run_id,
+        events: &args.events,
+        harness: args.harness.options(),
+        lock_wait: args.harness.lock_wait,
+    };
+    let mut progress = args.harness.progress();
+    let _signals = little_sandbox::signals::KillChildrenOnSignal::install();
+    match little_pipeline::fix::fix(&request, &mut progress) {
+        Ok(report) => {
+            let summary = format!(
+                "run {}: step `{}` fixed, new WorkflowVersion {} ({}); {}",
+                args.run_id,
+                args.step,
+                report.version_id,
+                report.version_hash,
+                session_summary(&report.session)
+            );
+            match &args.output {
+                Some(path) => {
+                    std::fs::write(path, &report.lwir_text)
+                        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+                    writeln!(out, "{summary}\nrepaired LWIR written to {}", path.display()).map_err(write_err)?;
+                }
+                None => {
+                    out.write_all(report.lwir_text.as_bytes()).map_err(write_err)?;
+                    eprintln!("{summary}");
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        Err(failure) => failed(failure, &format!("run {}", args.run_id), out),
+    }
+}
+
+pub fn verify(args: VerifyArgs, out: &mut dyn Write) -> Result<i32, String> {
+    match little_pipeline::verify::verify(&args.lwir, &args.lock, args.definition.as_deref()) {
+        Ok(verified) => {
+            let scope = if verified.capabilities_checked {
+                "its WorkflowVersion and the definition's capabilities match the lock"
+            } else {
+                "its WorkflowVersion matches the lock (give `--definition` to check capabilities too)"
+            };
+            writeln!(out, "{}: verified {} ({}): {scope}", args.lwir.display(), verified.id, verified.hash)
+                .map_err(write_err)?;
+            Ok(EXIT_OK)
+        }
+        Err(failure) => failed(failure, &format!("{}: not verified", args.lwir.display()), out),
+    }
+}
+
 pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let contents = little_pipeline::events::read(&args.log)?;
     if !args.log.exists() {
         return Err(format!("the event log `{}` does not exist", args.log.display()));
     }
-    if contents.torn_bytes > 0 {
+    let wanted = |event: &little_pipeline::events::Event| args.run_id.as_deref().is_none_or(|id| event.run_id == id);
+    let mut shown = 0u64;
+    let mut describer = little_pipeline::show::Describer::default();
+    let mut runs: Vec<String> = Vec::new();
+    let mut current: Option<String> = None;
+    // Events are written out as they are read: a log of any size is shown in bounded memory.
+    let scan = match args.format {
+        EventsFormat::Json => {
+            write!(out, "[").map_err(write_err)?;
+            let scan = little_pipeline::events::scan(&args.log, |event| {
+                if !wanted(&event) {
+                    return Ok(());
+                }
+                let separator = if shown == 0 { "\n  " } else { ",\n  " };
+                shown += 1;
+                let line = serde_json::to_string(&event.to_json()).expect("JSON values serialize");
+                write!(out, "{separator}{line}").map_err(write_err)
+            })?;
+            writeln!(out, "{}]", if shown == 0 { "" } else { "\n" }).map_err(write_err)?;
+            scan
+        }
+        EventsFormat::Human => little_pipeline::events::scan(&args.log, |event| {
+            if !wanted(&event) {
+                return Ok(());
+            }
+            shown += 1;
+            if current.as_deref() != Some(event.run_id.as_str()) {
+                writeln!(out, "run {}", event.run_id).map_err(write_err)?;
+                current = Some(event.run_id.clone());
+                if !runs.contains(&event.run_id) {
+                    runs.push(event.run_id.clone());
+                }
+            }
+            writeln!(out, "{:>4}  {}", event.seq, describer.describe(&event)).map_err(write_err)
+        })?,
+    };
+    if args.format == EventsFormat::Human {
+        for run in &runs {
+            if let Some(tally) = describer.tally(run) {
+                writeln!(
+                    out,
+                    "run {run}: {} model call(s), {} prompt + {} completion tokens, {} tool call(s)",
+                    tally.model_calls, tally.prompt_tokens, tally.completion_tokens, tally.tool_calls
+                )
+                .map_err(write_err)?;
+            }
+        }
+    }
+    if scan.torn_bytes > 0 {
         eprintln!(
             "warning: the last line of `{}` is torn ({} bytes from an interrupted write) and was ignored",
             args.log.display(),
-            contents.torn_bytes
+            scan.torn_bytes
         );
     }
-    let events: Vec<&little_pipeline::events::Event> =
-        contents.events.iter().filter(|e| args.run_id.as_deref().is_none_or(|id| e.run_id == id)).collect();
     if let Some(id) = &args.run_id
-        && events.is_empty()
+        && shown == 0
     {
         return Err(format!("the event log `{}` has no events of run `{id}`", args.log.display()));
-    }
-    match args.format {
-        EventsFormat::Json => {
-            let list: Vec<serde_json::Value> = events.iter().map(|e| e.to_json()).collect();
-            out.write_all(pretty(&serde_json::Value::Array(list)).as_bytes()).map_err(write_err)?;
-        }
-        EventsFormat::Human => {
-            let mut current: Option<&str> = None;
-            for event in events {
-                if current != Some(event.run_id.as_str()) {
-                    writeln!(out, "run {}", event.run_id).map_err(write_err)?;
-                    current = Some(&event.run_id);
-                }
-                writeln!(out, "{:>4}  {}", event.seq, little_pipeline::events::describe(event)).map_err(write_err)?;
-            }
-        }
     }
     Ok(EXIT_OK)
 }

@@ -131,7 +131,11 @@ fn an_invalid_input_exits_1_with_its_paths_and_the_log_says_why() {
     assert!(run.stdout.contains("error[pipeline.input_schema_error]"), "{}", run.stdout);
     assert!(run.stdout.contains("$.ticketId"), "{}", run.stdout);
     let events = little(["events", &dir.join("events.jsonl").display().to_string()]);
-    assert_eq!(events.stdout, "run run_bad\n   1  RunFailed                    cause: input_schema_error\n");
+    assert_eq!(
+        events.stdout,
+        "run run_bad\n   1  RunFailed                    cause: input_schema_error: the input does not match the \
+         definition's input schema at `$.ticketId`: 4821 is not of type \"string\"\n"
+    );
 }
 
 #[test]
@@ -161,7 +165,7 @@ fn events_ignores_a_torn_last_line_with_a_warning() {
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,
-        "run r\n   1  harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab\n"
+        "run r\n   1  harness.session.started      planner (external), cycle 1, manifest sha256:0123456789ab\n"
     );
     assert!(run.stderr.contains("torn"), "{}", run.stderr);
     let as_json = json(&little(["events", &log.display().to_string(), "--format", "json"]));
@@ -288,8 +292,8 @@ fn a_later_outer_loop_cycle_is_planned_shown_and_its_manifest_printed() {
     let events = little(["events", &dir.join("events.jsonl").display().to_string()]).stdout;
     let sessions: Vec<&str> = events.lines().filter(|l| l.contains("harness.session.started")).collect();
     assert_eq!(sessions.len(), 2, "{events}");
-    assert!(sessions[0].contains("role: planner, cycle 1, manifest "), "{events}");
-    assert!(sessions[1].contains("role: planner, cycle 2, manifest "), "{events}");
+    assert!(sessions[0].contains("planner (external), cycle 1, manifest "), "{events}");
+    assert!(sessions[1].contains("planner (external), cycle 2, manifest "), "{events}");
     assert!(events.contains("cycle 2 attempt 1: 1 finding, repair requested"), "{events}");
 
     // A cycle past maxOuterCycles is a bad argument: exit 2, the log untouched.

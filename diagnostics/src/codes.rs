@@ -135,6 +135,7 @@ registry! {
     PipelineInputSchemaError = "pipeline.input_schema_error", Error, blocking: true, "The run's input does not satisfy the definition's input schema.";
     PipelineMissingTool = "pipeline.missing_tool", Error, blocking: true, "A global tool of the definition is not in the tool registry.";
     PipelineCapabilityDrift = "pipeline.capability_drift", Error, blocking: true, "The planner manifest differs from the one recorded for this run.";
+    PipelineReplayDivergence = "pipeline.replay_divergence", Error, blocking: true, "A resumed session asked for a model or tool call other than the one its event log recorded.";
     DefinitionInvalidShape = "definition.invalid_shape", Error, blocking: true, "A workflow definition element has the wrong JSON type, an unknown key, or lacks a required field.";
 }
 

@@ -2,17 +2,25 @@
 //!
 //! An event is committed when its line, newline included, is on disk: each append is one
 //! `write` of the whole line to a file opened with `O_APPEND`, followed by `fsync`. A crash
-//! in the middle of a write can only leave a last line without its newline; readers ignore
-//! such a torn tail, and the next writer cuts it off before appending. Events carry no
-//! wall-clock time: two runs of the same inputs write the same lines (but for the run id).
+//! in the middle of a write can only leave a last line without its newline; readers report
+//! and ignore such a torn tail, and the next writer cuts it off before appending. Anything
+//! else that is not an event — a broken line in the middle, a `seq` that does not rise by
+//! one, a file that never was a log — is an error naming its line, and a writer leaves
+//! such a file as it found it.
+//!
+//! What is written is always readable: an event deeper than [`MAX_DEPTH`] or longer than
+//! [`MAX_EVENT_BYTES`] is refused at `append`, so one run cannot poison a shared log.
 
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
 pub const SESSION_STARTED: &str = "harness.session.started";
+pub const SESSION_RESUMED: &str = "harness.session.resumed";
 pub const MODEL_CALLED: &str = "harness.model.called";
 pub const MODEL_RESPONDED: &str = "harness.model.responded";
 pub const MODEL_FAILED: &str = "harness.model.failed";
@@ -20,11 +28,23 @@ pub const TOOL_STARTED: &str = "harness.tool_call.started";
 pub const TOOL_SUCCEEDED: &str = "harness.tool_call.succeeded";
 pub const TOOL_FAILED: &str = "harness.tool_call.failed";
 pub const SESSION_COMPLETED: &str = "harness.session.completed";
+pub const SESSION_FAILED: &str = "harness.session.failed";
 pub const VERSION_REGISTERED: &str = "WorkflowVersionRegistered";
 pub const RUN_FAILED: &str = "RunFailed";
 
-/// The tool events a planner may report (see `planner.rs`).
+/// The tool events an external planner may report (see `planner.rs`).
 pub const PLANNER_TOOL_EVENTS: &[&str] = &[TOOL_STARTED, TOOL_SUCCEEDED, TOOL_FAILED];
+
+/// The longest line an append writes: a provider's response may be 16 MiB, and escaping
+/// it as a JSON string can grow it.
+pub const MAX_EVENT_BYTES: usize = 48 << 20;
+
+/// The deepest nesting an append writes; the reader (serde_json) reads 128 levels.
+pub const MAX_DEPTH: usize = 100;
+
+/// How every log line begins: `Event::to_json` writes `runId` first. A file that does not
+/// begin so was never written by `little`.
+const LINE_START: &[u8] = b"{\"runId\":";
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,19 +75,125 @@ impl Event {
         self.payload.get(key).and_then(Value::as_str)
     }
 
+    /// A payload field, as an unsigned integer.
+    pub fn u64(&self, key: &str) -> Option<u64> {
+        self.payload.get(key).and_then(Value::as_u64)
+    }
+
     /// The outer-loop cycle of an event; events written before cycles were recorded are
     /// cycle 1's.
     pub fn cycle(&self) -> u64 {
-        self.payload.get("cycle").and_then(Value::as_u64).unwrap_or(1)
+        self.u64("cycle").unwrap_or(1)
     }
 
-    /// The attempt number of a model or tool event.
+    /// The attempt number of an external planner's event.
     pub fn attempt(&self) -> Option<u64> {
-        self.payload.get("attempt").and_then(Value::as_u64)
+        self.u64("attempt")
+    }
+
+    /// The session role (`planner`, `fixer`); events written before roles were recorded
+    /// are the planner's.
+    pub fn role(&self) -> &str {
+        self.str("role").unwrap_or("planner")
     }
 }
 
-/// What reading a log found.
+/// What reading a log found besides its events.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Whether the file exists.
+    pub exists: bool,
+    /// Length of the committed part: everything up to the last newline.
+    pub committed_len: u64,
+    /// Bytes of a torn last line (no newline), ignored.
+    pub torn_bytes: u64,
+    /// Committed events read.
+    pub events: u64,
+}
+
+/// Reads a log event by event without holding it: `visit` gets each committed event in
+/// order. A missing file is an empty log. Checks that the file is a log, that every
+/// committed line is an event and that each run's `seq` rises by one from 1.
+pub fn scan(path: &Path, mut visit: impl FnMut(Event) -> Result<(), String>) -> Result<Scan, String> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Scan::default()),
+        Err(e) => return Err(format!("cannot read the event log `{}`: {e}", path.display())),
+    };
+    let cannot = |e: std::io::Error| format!("cannot read the event log `{}`: {e}", path.display());
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut scan = Scan { exists: true, ..Scan::default() };
+    let mut last_seq: HashMap<String, u64> = HashMap::new();
+    let mut line = Vec::new();
+    let mut line_number = 0u64;
+    loop {
+        line.clear();
+        line_number += 1;
+        // One byte past the longest line an append writes tells an overlong line apart.
+        let read = (&mut reader).take(MAX_EVENT_BYTES as u64 + 2).read_until(b'\n', &mut line).map_err(cannot)?;
+        if read == 0 {
+            break;
+        }
+        if line_number == 1 && !starts_as_log(&line) {
+            return Err(not_a_log(path));
+        }
+        if line.last() != Some(&b'\n') {
+            if line.len() > MAX_EVENT_BYTES + 1 {
+                return Err(format!(
+                    "line {line_number} of the event log `{}` is longer than {} MiB: not an event",
+                    path.display(),
+                    MAX_EVENT_BYTES >> 20
+                ));
+            }
+            scan.torn_bytes = line.len() as u64;
+            break;
+        }
+        scan.committed_len += line.len() as u64;
+        let text = &line[..line.len() - 1];
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let event = serde_json::from_slice::<Value>(text).ok().and_then(Event::from_json).ok_or_else(|| {
+            format!(
+                "line {line_number} of the event log `{}` is not an event (`{{\"runId\", \"seq\", \"type\", \"payload\"}}`): \
+                 the log was changed by something other than `little`",
+                path.display()
+            )
+        })?;
+        let expected = last_seq.get(&event.run_id).map_or(1, |seq| seq + 1);
+        if event.seq != expected {
+            return Err(format!(
+                "line {line_number} of the event log `{}`: run `{}` has seq {} where {expected} was expected \
+                 (an event was {} — the log was changed by something other than `little`)",
+                path.display(),
+                event.run_id,
+                event.seq,
+                if event.seq < expected { "duplicated" } else { "lost" },
+            ));
+        }
+        last_seq.insert(event.run_id.clone(), event.seq);
+        scan.events += 1;
+        visit(event)?;
+    }
+    Ok(scan)
+}
+
+/// Whether the first line of a file can be the start of a log line (a torn first line
+/// may be shorter than the prefix).
+fn starts_as_log(first: &[u8]) -> bool {
+    let n = first.len().min(LINE_START.len());
+    first[..n] == LINE_START[..n] && (first.len() >= LINE_START.len() || first.last() != Some(&b'\n'))
+}
+
+fn not_a_log(path: &Path) -> String {
+    format!(
+        "`{}` is not an event log of `little` (its first line is not an event); it was left as it is: \
+         name a new file or an existing log with `--events`",
+        path.display()
+    )
+}
+
+/// What reading a whole log found.
 #[derive(Debug, Default)]
 pub struct Contents {
     pub events: Vec<Event>,
@@ -77,91 +203,171 @@ pub struct Contents {
     pub torn_bytes: u64,
 }
 
-/// Reads a log; a missing file is an empty log. A committed line that is not an event is
-/// an error naming its line: that is not what a crash leaves, so it is never skipped.
+/// Reads a whole log into memory (tests, small logs); see [`scan`].
 pub fn read(path: &Path) -> Result<Contents, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
-        Err(e) => return Err(format!("cannot read the event log `{}`: {e}", path.display())),
-    };
-    let committed_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let mut events = Vec::new();
-    for (i, line) in bytes[..committed_len].split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let event = serde_json::from_slice::<Value>(line).ok().and_then(Event::from_json).ok_or_else(|| {
-            format!(
-                "line {} of the event log `{}` is not an event (`{{\"runId\", \"seq\", \"type\", \"payload\"}}`)",
-                i + 1,
-                path.display()
-            )
-        })?;
+    let scan = scan(path, |event| {
         events.push(event);
-    }
-    Ok(Contents { events, committed_len: committed_len as u64, torn_bytes: (bytes.len() - committed_len) as u64 })
+        Ok(())
+    })?;
+    Ok(Contents { events, committed_len: scan.committed_len, torn_bytes: scan.torn_bytes })
 }
 
-/// A log opened for appending.
+/// A log opened for appending the events of one run.
 pub struct EventLog {
     path: PathBuf,
     file: File,
+    run_id: String,
+    /// The run's recorded events, in order.
     pub events: Vec<Event>,
     /// Bytes of a torn last line that opening cut off.
     pub truncated_bytes: u64,
+    /// Length of the file: what an append that fails halfway is cut back to.
+    len: u64,
 }
 
 impl EventLog {
-    /// Opens (creating) a log for this process alone, cutting off a torn last line.
-    pub fn open(path: &Path) -> Result<EventLog, String> {
+    /// Opens (creating) a log to append events of `run_id`, for this process alone: when
+    /// another `little` writes it, waits up to `wait` for it to finish (telling `on_wait`
+    /// once), then refuses. Cuts off a torn last line; refuses, untouched, a file that is
+    /// not a log.
+    pub fn open(path: &Path, run_id: &str, wait: Duration, on_wait: &mut dyn FnMut(&str)) -> Result<EventLog, String> {
         let cannot = |e: std::io::Error| format!("cannot write the event log `{}`: {e}", path.display());
+        // Check before creating or locking: a file that is not a log is never opened for writing.
+        scan_prefix(path)?;
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(cannot)?;
-        lock_exclusively(&file).map_err(|e| match e.kind() {
-            std::io::ErrorKind::WouldBlock => {
-                format!("the event log `{}` is in use by another `little plan`; wait for it to finish", path.display())
-            }
+        lock_exclusively(&file, wait, &mut || {
+            on_wait(&format!(
+                "the event log `{}` is being written by another `little`; waiting up to {} s for it to finish",
+                path.display(),
+                wait.as_secs()
+            ))
+        })
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock => format!(
+                "the event log `{}` is still being written by another `little` after {} s; \
+                 try again when it has finished",
+                path.display(),
+                wait.as_secs()
+            ),
             _ => cannot(e),
         })?;
-        let contents = read(path)?;
-        if contents.torn_bytes > 0 {
-            file.set_len(contents.committed_len).map_err(cannot)?;
+        let mut events = Vec::new();
+        let scan = scan(path, |event| {
+            if event.run_id == run_id {
+                events.push(event);
+            }
+            Ok(())
+        })?;
+        if scan.torn_bytes > 0 {
+            file.set_len(scan.committed_len).map_err(cannot)?;
             file.sync_all().map_err(cannot)?;
         }
-        Ok(EventLog { path: path.to_path_buf(), file, events: contents.events, truncated_bytes: contents.torn_bytes })
+        Ok(EventLog {
+            path: path.to_path_buf(),
+            file,
+            run_id: run_id.to_string(),
+            events,
+            truncated_bytes: scan.torn_bytes,
+            len: scan.committed_len,
+        })
     }
 
-    /// The events of one run, in order.
-    pub fn run(&self, run_id: &str) -> Vec<&Event> {
-        self.events.iter().filter(|e| e.run_id == run_id).collect()
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
-    /// Appends one event of `run_id` and makes it durable before returning.
-    pub fn append(&mut self, run_id: &str, kind: &str, payload: Value) -> Result<Event, String> {
-        let seq = self.events.iter().filter(|e| e.run_id == run_id).count() as u64 + 1;
-        let event = Event { run_id: run_id.to_string(), seq, kind: kind.to_string(), payload };
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The `seq` the next event of the run gets.
+    pub fn next_seq(&self) -> u64 {
+        self.events.last().map_or(1, |e| e.seq + 1)
+    }
+
+    /// Appends one event of the run and makes it durable before returning. An event the
+    /// reader could not read back (too deep, too long) is refused, and nothing is written.
+    pub fn append(&mut self, kind: &str, payload: Value) -> Result<&Event, String> {
+        if depth(&payload) > MAX_DEPTH {
+            return Err(format!(
+                "refused to record a `{kind}` event nested deeper than {MAX_DEPTH} levels in the event log `{}`",
+                self.path.display()
+            ));
+        }
+        let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
         let mut line = serde_json::to_string(&event.to_json()).expect("JSON values serialize");
         line.push('\n');
+        if line.len() > MAX_EVENT_BYTES {
+            return Err(format!(
+                "refused to record a `{kind}` event of {} MiB in the event log `{}` (at most {} MiB an event)",
+                line.len() >> 20,
+                self.path.display(),
+                MAX_EVENT_BYTES >> 20
+            ));
+        }
         let cannot = |e: std::io::Error| format!("cannot append to the event log `{}`: {e}", self.path.display());
-        // One write of the whole line (O_APPEND): lines of concurrent writers never interleave
-        // within a line, and a crash leaves at most this line torn.
-        self.file.write_all(line.as_bytes()).map_err(cannot)?;
-        self.file.sync_data().map_err(cannot)?;
-        self.events.push(event.clone());
-        Ok(event)
+        // One write of the whole line (O_APPEND): a crash leaves at most this line torn.
+        if let Err(e) = self.file.write_all(line.as_bytes()).and_then(|()| self.file.sync_data()) {
+            // A full disk may have taken part of the line: cut it so the log stays whole.
+            let _ = self.file.set_len(self.len);
+            return Err(cannot(e));
+        }
+        self.len += line.len() as u64;
+        self.events.push(event);
+        Ok(self.events.last().expect("just pushed"))
     }
 }
 
+/// Refuses a file that exists and does not begin as a log, reading only its first bytes.
+fn scan_prefix(path: &Path) -> Result<(), String> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read the event log `{}`: {e}", path.display())),
+    };
+    let mut head = [0u8; LINE_START.len()];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) => return Err(format!("cannot read the event log `{}`: {e}", path.display())),
+        }
+    }
+    if filled > 0 && !starts_as_log(&head[..filled]) {
+        return Err(not_a_log(path));
+    }
+    Ok(())
+}
+
+/// The nesting depth of a value (a scalar is 0), without recursion.
+pub fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, level)) = stack.pop() {
+        match value {
+            Value::Array(items) => {
+                deepest = deepest.max(level + 1);
+                stack.extend(items.iter().map(|v| (v, level + 1)));
+            }
+            Value::Object(map) => {
+                deepest = deepest.max(level + 1);
+                stack.extend(map.values().map(|v| (v, level + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// An advisory lock held while the file stays open: two writers of one log would number
-/// and replay events from different pictures of it.
-///
-/// A refusal is retried for a moment: a process that forks (to start a planner, say)
-/// while the previous writer still had the log open holds the lock too, through the
-/// inherited descriptor, until its child execs and the close-on-exec flag drops it.
-fn lock_exclusively(file: &File) -> std::io::Result<()> {
+/// and replay events from different pictures of it. Waits up to `wait`, telling `waiting`
+/// once when it has to.
+fn lock_exclusively(file: &File, wait: Duration, waiting: &mut dyn FnMut()) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
-    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
-    let started = std::time::Instant::now();
+    let started = Instant::now();
+    let mut told = false;
     loop {
         // SAFETY: flock(2) on a descriptor this `File` owns and keeps open; no memory is shared.
         let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
@@ -169,64 +375,17 @@ fn lock_exclusively(file: &File) -> std::io::Result<()> {
             return Ok(());
         }
         let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::WouldBlock || started.elapsed() >= PATIENCE {
+        if error.kind() != std::io::ErrorKind::WouldBlock || started.elapsed() >= wait {
             return Err(error);
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
-/// One line of `little events` for an event.
-pub fn describe(event: &Event) -> String {
-    let p = &event.payload;
-    let short = |key: &str| p.get(key).and_then(Value::as_str).map(|h| short_hash(h).to_string()).unwrap_or_default();
-    // Later cycles are named on every event; cycle 1 only where its session starts.
-    let cycle = if event.cycle() > 1 { format!("cycle {} ", event.cycle()) } else { String::new() };
-    let attempt = event.attempt().map(|a| format!("{cycle}attempt {a}")).unwrap_or_default();
-    let detail = match event.kind.as_str() {
-        SESSION_STARTED => format!(
-            "role: {}, cycle {}, manifest {}",
-            p.get("role").and_then(Value::as_str).unwrap_or("?"),
-            event.cycle(),
-            short("manifestHash")
-        ),
-        MODEL_CALLED => attempt,
-        MODEL_RESPONDED => {
-            let findings = p.get("findings").and_then(Value::as_array).map_or(0, Vec::len);
-            let verdict = if p.get("valid").and_then(Value::as_bool) == Some(true) {
-                "valid LWIR".to_string()
-            } else {
-                format!("{findings} finding{}, repair requested", if findings == 1 { "" } else { "s" })
-            };
-            format!("{attempt}: {verdict}")
+        // A moment's contention (a process that forked while holding the log, before its
+        // child's exec dropped the inherited descriptor) is not worth a message.
+        if !told && started.elapsed() >= Duration::from_millis(500) {
+            waiting();
+            told = true;
         }
-        MODEL_FAILED => format!("{attempt}: {}", p.get("reason").and_then(Value::as_str).unwrap_or("?")),
-        TOOL_STARTED | TOOL_SUCCEEDED | TOOL_FAILED => format!(
-            "{attempt}: {} {} (caller: {})",
-            p.get("tool").and_then(Value::as_str).unwrap_or(""),
-            p.get("callId").and_then(Value::as_str).unwrap_or(""),
-            p.get("caller").and_then(Value::as_str).unwrap_or("model"),
-        ),
-        SESSION_COMPLETED => format!(
-            "{cycle}{} after {} attempt(s)",
-            p.get("status").and_then(Value::as_str).unwrap_or("?"),
-            p.get("attempts").and_then(Value::as_u64).unwrap_or(0)
-        ),
-        VERSION_REGISTERED => format!(
-            "{cycle}{} ({})",
-            p.get("lwirVersionId").and_then(Value::as_str).unwrap_or("?"),
-            short("workflowVersionHash")
-        ),
-        RUN_FAILED => format!("{cycle}cause: {}", p.get("causeCode").and_then(Value::as_str).unwrap_or("?")),
-        _ => String::new(),
-    };
-    if detail.is_empty() { event.kind.clone() } else { format!("{:<28} {detail}", event.kind) }
-}
-
-/// `sha256:` and the first 12 hex digits, for people.
-fn short_hash(hash: &str) -> &str {
-    let end = hash.find(':').map_or(0, |i| i + 1) + 12;
-    hash.get(..end).unwrap_or(hash)
+        std::thread::sleep(Duration::from_millis(25));
+    }
 }
 
 #[cfg(test)]
@@ -240,27 +399,34 @@ mod tests {
         dir.join("events.jsonl")
     }
 
+    fn open(path: &Path, run: &str) -> Result<EventLog, String> {
+        EventLog::open(path, run, Duration::ZERO, &mut |_| {})
+    }
+
     #[test]
     fn appends_number_events_per_run_and_survive_reopening() {
         let path = temp("seq");
-        let mut log = EventLog::open(&path).unwrap();
-        log.append("a", MODEL_CALLED, json!({"attempt": 1})).unwrap();
-        log.append("b", MODEL_CALLED, json!({"attempt": 1})).unwrap();
-        let e = log.append("a", MODEL_RESPONDED, json!({"attempt": 1})).unwrap();
-        assert_eq!(e.seq, 2);
-        drop(log);
-        let log = EventLog::open(&path).unwrap();
-        assert_eq!(log.run("a").len(), 2);
-        assert_eq!(log.run("b")[0].seq, 1);
+        let mut a = open(&path, "a").unwrap();
+        a.append(MODEL_CALLED, json!({"turn": 1})).unwrap();
+        drop(a);
+        let mut b = open(&path, "b").unwrap();
+        b.append(MODEL_CALLED, json!({"turn": 1})).unwrap();
+        drop(b);
+        let mut a = open(&path, "a").unwrap();
+        assert_eq!(a.append(MODEL_RESPONDED, json!({"turn": 1})).unwrap().seq, 2);
+        drop(a);
+        let log = open(&path, "a").unwrap();
+        assert_eq!(log.events.len(), 2);
         assert_eq!(log.truncated_bytes, 0);
+        assert_eq!(read(&path).unwrap().events.len(), 3);
     }
 
     #[test]
     fn a_torn_last_line_is_ignored_by_readers_and_cut_by_writers() {
         let path = temp("torn");
-        let mut log = EventLog::open(&path).unwrap();
-        log.append("r", SESSION_STARTED, json!({"role": "planner"})).unwrap();
-        log.append("r", MODEL_CALLED, json!({"attempt": 1})).unwrap();
+        let mut log = open(&path, "r").unwrap();
+        log.append(SESSION_STARTED, json!({"role": "planner"})).unwrap();
+        log.append(MODEL_CALLED, json!({"turn": 1})).unwrap();
         drop(log);
         let good = std::fs::read(&path).unwrap();
         // A crash in the middle of the third line's write.
@@ -273,11 +439,10 @@ mod tests {
         assert_eq!(contents.torn_bytes, (torn.len() - good.len()) as u64);
         assert_eq!(std::fs::read(&path).unwrap(), torn, "reading never writes");
 
-        let mut log = EventLog::open(&path).unwrap();
+        let mut log = open(&path, "r").unwrap();
         assert_eq!(log.truncated_bytes, contents.torn_bytes);
         assert_eq!(std::fs::read(&path).unwrap(), good, "the torn tail is cut, earlier events kept");
-        let e = log.append("r", MODEL_RESPONDED, json!({"attempt": 1})).unwrap();
-        assert_eq!(e.seq, 3);
+        assert_eq!(log.append(MODEL_RESPONDED, json!({"turn": 1})).unwrap().seq, 3);
         let events = read(&path).unwrap().events;
         assert_eq!(
             events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
@@ -286,21 +451,48 @@ mod tests {
     }
 
     #[test]
-    fn one_writer_at_a_time() {
-        let path = temp("lock");
-        let first = EventLog::open(&path).unwrap();
-        let error = EventLog::open(&path).err().expect("the second writer is refused");
-        assert!(error.contains("in use by another"), "{error}");
-        assert!(read(&path).is_ok(), "readers are not locked out");
-        drop(first);
-        assert!(EventLog::open(&path).is_ok());
+    fn a_torn_first_line_is_a_log_and_is_cut() {
+        let path = temp("torn-first");
+        std::fs::write(&path, "{\"runId\":\"r\",\"seq\":1,\"type\":\"x\",\"payload\":{}}").unwrap();
+        assert!(read(&path).unwrap().events.is_empty(), "a line without its newline is uncommitted");
+        std::fs::write(&path, "{\"run").unwrap();
+        let log = open(&path, "r").unwrap();
+        assert_eq!(log.truncated_bytes, 5);
+        assert_eq!(std::fs::read(&path).unwrap(), b"");
     }
 
     #[test]
-    fn a_torn_line_that_happens_to_parse_is_still_uncommitted() {
-        let path = temp("parses");
-        std::fs::write(&path, "{\"runId\":\"r\",\"seq\":1,\"type\":\"x\",\"payload\":{}}").unwrap();
-        assert!(read(&path).unwrap().events.is_empty());
+    fn a_file_that_is_not_a_log_is_refused_and_left_as_it_is() {
+        for text in ["{\"name\": \"package\", \"version\": \"1.0.0\"}", "{\"a\":1}\n", "hello\n", "[1,2]"] {
+            let path = temp("not-a-log");
+            std::fs::write(&path, text).unwrap();
+            let error = open(&path, "r").err().expect("refused");
+            assert!(error.contains("is not an event log"), "{error}");
+            assert!(read(&path).is_err(), "{text}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "left as it was");
+        }
+    }
+
+    #[test]
+    fn one_writer_at_a_time_and_a_second_waits_then_refuses() {
+        let path = temp("lock");
+        let first = open(&path, "a").unwrap();
+        let mut told = Vec::new();
+        let started = Instant::now();
+        let error = EventLog::open(&path, "b", Duration::from_millis(700), &mut |m| told.push(m.to_string()))
+            .err()
+            .expect("the second writer is refused");
+        assert!(started.elapsed() >= Duration::from_millis(700), "it waited");
+        assert!(error.contains("still being written by another"), "{error}");
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(read(&path).is_ok(), "readers are not locked out");
+        // A writer that finishes within the wait lets the second one in.
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(first);
+        });
+        assert!(EventLog::open(&path, "b", Duration::from_secs(20), &mut |_| {}).is_ok());
+        release.join().unwrap();
     }
 
     #[test]
@@ -309,34 +501,52 @@ mod tests {
         std::fs::write(&path, "{\"runId\":\"r\",\"seq\":1,\"type\":\"x\",\"payload\":{}}\nnot json\n").unwrap();
         let error = read(&path).unwrap_err();
         assert!(error.contains("line 2"), "{error}");
-        assert!(EventLog::open(&path).is_err());
+        assert!(open(&path, "r").is_err());
     }
 
     #[test]
-    fn describe_names_the_event_and_its_gist() {
-        let e = Event {
-            run_id: "r".into(),
-            seq: 1,
-            kind: MODEL_RESPONDED.into(),
-            payload: json!({"attempt": 2, "valid": false, "findings": [{}]}),
-        };
-        assert_eq!(describe(&e), "harness.model.responded      attempt 2: 1 finding, repair requested");
+    fn a_gap_or_a_duplicate_in_seq_is_an_error_with_its_line() {
+        let line = |seq: u64| format!("{{\"runId\":\"r\",\"seq\":{seq},\"type\":\"x\",\"payload\":{{}}}}\n");
+        let other = "{\"runId\":\"o\",\"seq\":1,\"type\":\"x\",\"payload\":{}}\n";
+        for (lines, bad, word) in [
+            (vec![line(1), other.to_string(), line(2), line(2)], 4, "duplicated"),
+            (vec![line(1), line(3)], 2, "lost"),
+            (vec![line(2)], 1, "lost"),
+        ] {
+            let path = temp("seq-gap");
+            std::fs::write(&path, lines.concat()).unwrap();
+            let error = read(&path).unwrap_err();
+            assert!(error.contains(&format!("line {bad} ")) && error.contains(word), "{error}");
+            assert!(open(&path, "r").is_err());
+        }
     }
 
     #[test]
-    fn describe_names_a_later_cycle_and_reads_a_missing_cycle_as_the_first() {
-        let event = |kind: &str, payload: Value| Event { run_id: "r".into(), seq: 1, kind: kind.into(), payload };
-        let legacy = event(SESSION_STARTED, json!({"role": "planner", "manifestHash": "sha256:0123456789abcdef"}));
-        assert_eq!(legacy.cycle(), 1);
-        assert_eq!(
-            describe(&legacy),
-            "harness.session.started      role: planner, cycle 1, manifest sha256:0123456789ab"
-        );
-        let called = event(MODEL_CALLED, json!({"cycle": 3, "attempt": 1}));
-        assert_eq!(describe(&called), "harness.model.called         cycle 3 attempt 1");
-        let completed = event(SESSION_COMPLETED, json!({"cycle": 2, "status": "succeeded", "attempts": 1}));
-        assert_eq!(describe(&completed), "harness.session.completed    cycle 2 succeeded after 1 attempt(s)");
-        let first = event(SESSION_COMPLETED, json!({"cycle": 1, "status": "failed", "attempts": 3}));
-        assert_eq!(describe(&first), "harness.session.completed    failed after 3 attempt(s)");
+    fn what_is_written_is_always_readable() {
+        let path = temp("bounds");
+        let mut log = open(&path, "r").unwrap();
+        let mut deep = json!(1);
+        for _ in 0..126 {
+            deep = json!([deep]);
+        }
+        let error = log.append(TOOL_STARTED, json!({ "arguments": deep })).unwrap_err();
+        assert!(error.contains("deeper than"), "{error}");
+        let mut fine = json!(1);
+        for _ in 0..MAX_DEPTH - 1 {
+            fine = json!([fine]);
+        }
+        log.append(TOOL_STARTED, json!({ "arguments": fine })).unwrap();
+        let huge = "x".repeat(MAX_EVENT_BYTES);
+        assert!(log.append(TOOL_STARTED, json!({ "arguments": huge })).unwrap_err().contains("MiB"));
+        drop(log);
+        let contents = read(&path).unwrap();
+        assert_eq!(contents.events.len(), 1, "the refused events left nothing behind");
+        assert_eq!(depth(&contents.events[0].payload), MAX_DEPTH);
+    }
+
+    #[test]
+    fn depth_counts_containers() {
+        assert_eq!(depth(&json!(1)), 0);
+        assert_eq!(depth(&json!({"a": [1, {"b": []}]})), 4);
     }
 }

@@ -5,11 +5,16 @@
 //!   PlannerManifest (stages 1, 3, 4);
 //! - [`documents`]: reading the definition and the input, input validation, the tool
 //!   registry check (stages 1–3);
-//! - [`plan`]: the planner session with its event log, drift check and replay (5, 6);
+//! - [`plan`]: the stages around the planner session: event log, drift check, registration;
+//! - [`harness`]: the built-in planner harness, the agent loop of SPEC §7 (6);
+//! - [`external`]: an external planner command, one process an attempt (6);
 //! - [`register`]: LWIR validation (through `little check`'s passes), the WorkflowVersion
 //!   and the compiler lock (7, 8);
-//! - [`events`]: the append-only JSON Lines log; [`planner`]: the planner child process;
-//! - [`outer_loop`]: the outer-loop file of a later cycle (`--outer-loop`).
+//! - [`events`]: the append-only JSON Lines log; [`planner`]: the external planner's process;
+//! - [`outer_loop`]: the outer-loop file of a later cycle (`--outer-loop`);
+//! - [`fix`]: `little fix`, a fixer session for a failed `code.run` step (SPEC §7.5);
+//! - [`verify`]: `little verify`, the runtime's check of an LWIR against its lock (§7.6);
+//! - [`show`]: how `little events` describes a log to a person.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,13 +25,19 @@ use little_passes::{Database, SourceFile, Workspace};
 pub mod capabilities;
 pub mod documents;
 pub mod events;
+pub mod external;
+pub mod fix;
+pub mod harness;
 pub mod outer_loop;
 pub mod plan;
 pub mod planner;
 pub mod register;
+pub mod show;
+pub mod verify;
 
 pub use capabilities::Capabilities;
-pub use plan::{PlanReport, PlanRequest, plan};
+pub use harness::HarnessOptions;
+pub use plan::{PlanReport, PlanRequest, Planner, plan};
 pub use register::Registration;
 
 /// Diagnostics of one document, with its text for rendering.
@@ -50,6 +61,21 @@ pub enum Failure {
     Blocked(Vec<Located>),
     /// The tool could not do its job (exit 2).
     Tool(String),
+    /// The run failed (exit 1): a planner session hit a bound. `located` holds the
+    /// diagnostics of its last refused submission, if any.
+    Failed { reason: String, located: Vec<Located> },
+}
+
+impl Failure {
+    /// Whether a blocked failure holds a diagnostic of `code`.
+    pub fn has_code(&self, code: little_diagnostics::Code) -> bool {
+        match self {
+            Failure::Blocked(located) | Failure::Failed { located, .. } => {
+                located.iter().flat_map(|l| &l.diagnostics).any(|d| d.code == code)
+            }
+            Failure::Tool(_) => false,
+        }
+    }
 }
 
 /// The workspace LWIR is validated in: the embedded catalog and the definition's snapshot.

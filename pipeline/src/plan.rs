@@ -1,18 +1,17 @@
 //! `little plan`: stages 1 to 8 of seed 000, every step recorded in the run's event log
 //! and replayed from it on resume.
 //!
-//! Resume rules: an attempt with a `harness.model.responded` event is fast-forwarded
-//! (its recorded output and findings are reused, the planner is not run); an attempt
-//! with `harness.model.called` and no response (a crash, a kill, a timeout) is the
-//! in-flight one and runs again; a completed session is never re-run. A run whose
-//! PlannerManifest hash differs from the recorded one stops with
-//! `pipeline.capability_drift`.
+//! The planner session (stage 6) is the built-in harness ([`crate::harness`]) or an
+//! external planner command ([`crate::external`]); a run keeps the kind it started with.
+//! A run whose PlannerManifest hash differs from the recorded one stops with
+//! `pipeline.capability_drift`; a completed session is never run again, and a registered
+//! run appends nothing.
 //!
 //! Each outer-loop cycle of a run (`--outer-loop`, see [`crate::outer_loop`]) is a session
 //! of its own: every event carries its `cycle`, and all of the above reads only the events
 //! of the requested cycle (an event without `cycle` is cycle 1's).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use little_diagnostics::Code;
@@ -23,80 +22,95 @@ use serde_json::{Value, json};
 use crate::capabilities::{Capabilities, hash, manifest_diff};
 use crate::documents::{LoadedDefinition, load_definition, load_input, missing_tools};
 use crate::events::{self, Event, EventLog};
+use crate::harness::filesystem::{self, check_component};
+use crate::harness::replay::History;
+use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats};
+use crate::harness::tools::{PlanToolbox, validate_submission};
+use crate::harness::{HarnessOptions, Observer, prompt};
 use crate::outer_loop::{OuterLoop, cycle_of, load_outer_loop};
-use crate::planner::{self, Ended};
-use crate::register::{Registration, Validation, register, validate};
-use crate::{Failure, Located};
+use crate::register::{Registration, Validation, register};
+use crate::{Failure, Located, external};
+
+/// Who plans.
+#[derive(Clone, Debug)]
+pub enum Planner<'a> {
+    /// The built-in harness: the agent loop with the definition's planner model.
+    Harness(HarnessOptions<'a>),
+    /// An external command (`--planner CMD`), run as `sh -c CMD` once an attempt, killed
+    /// past `timeout`.
+    External { command: &'a str, timeout: Duration },
+}
+
+impl Planner<'_> {
+    /// How a session start records the planner kind: a run resumes with the kind it began with.
+    fn kind(&self) -> &'static str {
+        match self {
+            Planner::Harness(_) => "builtin",
+            Planner::External { .. } => "external",
+        }
+    }
+}
 
 /// What `little plan` was asked to do.
 #[derive(Clone, Debug)]
 pub struct PlanRequest<'a> {
     pub definition: &'a Path,
     pub input: &'a Path,
-    /// Run as `sh -c PLANNER`.
-    pub planner: &'a str,
+    pub planner: Planner<'a>,
     pub run_id: &'a str,
     pub events: &'a Path,
-    pub timeout: Duration,
+    /// Submissions (built-in) or attempts (external) that may be refused.
     pub max_attempts: u32,
     /// The outer-loop file of a later cycle (`--outer-loop`); `None` plans cycle 1.
     pub outer_loop: Option<&'a Path>,
+    /// How long to wait for another `little` writing the same log.
+    pub lock_wait: Duration,
 }
 
 /// A registered run.
 #[derive(Debug)]
 pub struct PlanReport {
     pub registration: Registration,
-    /// How many times the planner process was started in this invocation.
+    /// External planner: processes started in this invocation.
     pub planner_runs: u32,
-    /// Attempts fast-forwarded from the log.
+    /// External planner: attempts fast-forwarded from the log.
     pub replayed_attempts: u32,
-    /// The attempt whose LWIR was registered.
+    /// The attempt (external) or the submission (built-in) whose LWIR was registered.
     pub attempt: u64,
+    /// Built-in harness: calls made and replayed in this invocation.
+    pub session: SessionStats,
 }
 
-const ROLE: &str = "planner";
+pub(crate) const ROLE: &str = "planner";
 
-/// Runs (or resumes) the pipeline. `note` receives messages for the user's stderr: the
-/// planner's own stderr lines, a cut torn log line.
-pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<PlanReport, Failure> {
+/// Runs (or resumes) the pipeline.
+pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<PlanReport, Failure> {
     let run_id = request.run_id;
+    check_component("run id", run_id).map_err(Failure::Tool)?;
     let db = Database::default();
     let loaded = load_definition(&db, request.definition)?;
     // A bad outer-loop file is a bad argument: refused before the log is touched.
     let outer_loop =
         request.outer_loop.map(|path| load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;
     let cycle = cycle_of(outer_loop.as_ref());
-    let mut log = EventLog::open(request.events).map_err(Failure::Tool)?;
+    let mut log =
+        EventLog::open(request.events, run_id, request.lock_wait, &mut |m| observer.note(m)).map_err(Failure::Tool)?;
     if log.truncated_bytes > 0 {
-        note(&format!(
+        observer.note(&format!(
             "warning: the event log `{}` ended in a torn line ({} bytes, from an interrupted write); it was cut off",
             request.events.display(),
             log.truncated_bytes
         ));
     }
-    let fail = |log: &mut EventLog, cause: &str, failure: Failure| -> Failure {
-        let message = match &failure {
-            Failure::Blocked(located) => {
-                located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
-            }
-            Failure::Tool(message) => message.clone(),
-        };
-        match log.append(run_id, events::RUN_FAILED, json!({ "causeCode": cause, "message": message, "cycle": cycle }))
-        {
-            Ok(_) => failure,
-            Err(e) => Failure::Tool(e),
-        }
-    };
 
     // Stage 2, then the registry half of stage 3.
     let input = match load_input(&db, request.input, &loaded.definition) {
         Ok(input) => input,
-        Err(failure @ Failure::Blocked(_)) => return Err(fail(&mut log, "input_schema_error", failure)),
+        Err(failure @ Failure::Blocked(_)) => return Err(run_failed(&mut log, cycle, "input_schema_error", failure)),
         Err(failure) => return Err(failure),
     };
     if let Err(failure) = missing_tools(&loaded) {
-        return Err(fail(&mut log, "missing_tool", failure));
+        return Err(run_failed(&mut log, cycle, "missing_tool", failure));
     }
     // Stages 3 and 4.
     let capabilities = Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref());
@@ -104,14 +118,11 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
 
     // Stage 5: drift check against this cycle's recorded session (each outer-loop cycle of a
     // run has a session of its own; events without a cycle are cycle 1's).
-    let all_started: Vec<Event> = log
-        .run(run_id)
-        .into_iter()
-        .filter(|e| e.kind == events::SESSION_STARTED && e.str("role") == Some(ROLE))
-        .cloned()
-        .collect();
-    let recorded: Vec<Event> = log.run(run_id).into_iter().filter(|e| e.cycle() == cycle).cloned().collect();
-    let started = recorded.iter().find(|e| e.kind == events::SESSION_STARTED && e.str("role") == Some(ROLE));
+    let session_starts = |log: &EventLog| -> Vec<Event> {
+        log.events.iter().filter(|e| e.kind == events::SESSION_STARTED && e.role() == ROLE).cloned().collect()
+    };
+    let all_started = session_starts(&log);
+    let started = all_started.iter().find(|e| e.cycle() == cycle).cloned();
     // A run id names one input, whichever cycle recorded it.
     let another_input = |recorded: &Event| {
         Failure::Tool(format!(
@@ -121,206 +132,268 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
             recorded.str("inputHash").unwrap_or("nothing"),
         ))
     };
-    match started {
-        Some(started) => {
-            if started.str("manifestHash") != Some(capabilities.manifest_hash.as_str()) {
-                let failure = drift(&loaded, &capabilities, started, run_id, cycle);
-                return Err(fail(&mut log, "capability_drift", failure));
-            }
-            if started.str("inputHash") != Some(input_hash.as_str()) {
-                return Err(another_input(started));
-            }
+    if let Some(started) = &started {
+        if started.str("manifestHash") != Some(capabilities.manifest_hash.as_str()) {
+            let failure = drift(&loaded, &capabilities, started, run_id, cycle);
+            return Err(run_failed(&mut log, cycle, "capability_drift", failure));
         }
-        None => {
-            if let Some(other) = all_started.iter().find(|e| e.str("inputHash") != Some(input_hash.as_str())) {
-                return Err(another_input(other));
-            }
-            log.append(
-                run_id,
-                events::SESSION_STARTED,
-                json!({
-                    "role": ROLE,
-                    "cycle": cycle,
-                    "manifestHash": capabilities.manifest_hash,
-                    "manifest": capabilities.manifest,
-                    "inputHash": input_hash,
-                }),
-            )
-            .map_err(Failure::Tool)?;
+        if started.str("inputHash") != Some(input_hash.as_str()) {
+            return Err(another_input(started));
         }
+        // Logs from before the built-in harness recorded no kind: theirs was external.
+        let recorded_kind = started.str("planner").unwrap_or("external");
+        if recorded_kind != request.planner.kind() {
+            return Err(Failure::Tool(match recorded_kind {
+                "external" => format!(
+                    "run `{run_id}` was started with an external planner (`--planner`); resume it with `--planner`, \
+                     or start a new run with another `--run-id`"
+                ),
+                _ => format!(
+                    "run `{run_id}` was started with the built-in harness; resume it without `--planner`, \
+                     or start a new run with another `--run-id`"
+                ),
+            }));
+        }
+    } else if let Some(other) = all_started.iter().find(|e| e.str("inputHash") != Some(input_hash.as_str())) {
+        return Err(another_input(other));
     }
 
     // Stage 6: the planner session, replayed where the log has it.
-    let completed = recorded.iter().find(|e| e.kind == events::SESSION_COMPLETED && e.str("role") == Some(ROLE));
-    let mut planner_runs = 0;
-    let mut replayed_attempts = 0;
-    let mut previous: Option<(u64, String, Value)> = None;
-    let mut outcome: Option<(u64, Validation)> = None;
-    let mut attempt: u64 = 1;
-    loop {
-        let responded = recorded.iter().find(|e| e.kind == events::MODEL_RESPONDED && e.attempt() == Some(attempt));
-        if let Some(responded) = responded {
-            replayed_attempts += 1;
-            let output = responded.str("output").unwrap_or_default().to_string();
-            if responded.payload.get("valid").and_then(Value::as_bool) == Some(true) {
-                let validation = validate(&capabilities, &attempt_path(attempt), output.as_bytes());
-                outcome = Some((attempt, validation));
-                break;
+    match &request.planner {
+        Planner::Harness(options) => {
+            let run = HarnessRun { request, options, capabilities: &capabilities, cycle, input: &input.value };
+            run.plan(&mut log, started.is_some(), &input_hash, outer_loop.as_ref(), observer)
+        }
+        Planner::External { command, timeout } => {
+            if started.is_none() {
+                append_started(&mut log, cycle, &capabilities, &input_hash, "external", json!({}))?;
             }
-            previous = Some((attempt, output, responded.payload.get("findings").cloned().unwrap_or(json!([]))));
-            attempt += 1;
-            continue;
-        }
-        if completed.is_some() || attempt > u64::from(request.max_attempts) {
-            break;
-        }
-        let task = task_json(
-            &capabilities,
-            &input.value,
-            outer_loop.as_ref(),
-            attempt,
-            request.max_attempts,
-            previous.as_ref(),
-        );
-        let in_flight = recorded.iter().any(|e| e.kind == events::MODEL_CALLED && e.attempt() == Some(attempt));
-        if !in_flight {
-            log.append(
-                run_id,
-                events::MODEL_CALLED,
-                json!({ "role": ROLE, "cycle": cycle, "attempt": attempt, "taskHash": hash(&task) }),
-            )
-            .map_err(Failure::Tool)?;
-        }
-        let task_text = serde_json::to_string(&task).expect("JSON values serialize");
-        let env = [
-            ("LITTLE_RUN_ID", run_id.to_string()),
-            ("LITTLE_ATTEMPT", attempt.to_string()),
-            ("LITTLE_MAX_ATTEMPTS", request.max_attempts.to_string()),
-            ("LITTLE_CYCLE", cycle.to_string()),
-        ];
-        planner_runs += 1;
-        let output = planner::run(
-            request.planner,
-            task_text.as_bytes(),
-            &env,
-            request.timeout,
-            |kind, fields| {
-                let mut payload = serde_json::Map::new();
-                payload.insert("attempt".into(), json!(attempt));
-                payload.insert("caller".into(), json!("model"));
-                payload.insert("cycle".into(), json!(cycle));
-                if let Value::Object(fields) = fields {
-                    payload.extend(fields);
+            let completed = log
+                .events
+                .iter()
+                .any(|e| e.kind == events::SESSION_COMPLETED && e.role() == ROLE && e.cycle() == cycle);
+            let attempts = external::run_attempts(
+                &mut log,
+                &capabilities,
+                &input.value,
+                outer_loop.as_ref(),
+                cycle,
+                command,
+                *timeout,
+                request.max_attempts,
+                completed,
+                observer,
+            )?;
+            let Some((attempt, validation)) = attempts.outcome else {
+                // No valid LWIR within the attempts: the session failed with the last findings.
+                let Some(previous) = attempts.previous else {
+                    return Err(Failure::Tool(format!(
+                        "run `{run_id}` has a completed planner session without any response"
+                    )));
+                };
+                if !completed {
+                    append(
+                        &mut log,
+                        events::SESSION_COMPLETED,
+                        json!({ "role": ROLE, "cycle": cycle, "status": "failed", "attempts": previous.0 }),
+                    )?;
+                    append(
+                        &mut log,
+                        events::RUN_FAILED,
+                        json!({
+                            "causeCode": "lwir_validation_error",
+                            "message": format!("no valid LWIR after {} attempt(s)", previous.0),
+                            "cycle": cycle,
+                        }),
+                    )?;
                 }
-                log.append(run_id, kind, Value::Object(payload)).map(|_| ())
-            },
-            |line| note(&format!("planner: {line}")),
+                return Err(Failure::Blocked(vec![external::last_refused(&capabilities, &previous)]));
+            };
+            let extra = json!({ "attempts": attempt });
+            let registration = finish(&mut log, &capabilities, cycle, &validation, extra)?;
+            Ok(PlanReport {
+                registration,
+                planner_runs: attempts.planner_runs,
+                replayed_attempts: attempts.replayed_attempts,
+                attempt,
+                session: SessionStats::default(),
+            })
+        }
+    }
+}
+
+/// A plan session of the built-in harness.
+struct HarnessRun<'r> {
+    request: &'r PlanRequest<'r>,
+    options: &'r HarnessOptions<'r>,
+    capabilities: &'r Capabilities,
+    cycle: u64,
+    input: &'r Value,
+}
+
+impl HarnessRun<'_> {
+    fn plan(
+        &self,
+        log: &mut EventLog,
+        started: bool,
+        input_hash: &str,
+        outer_loop: Option<&OuterLoop>,
+        observer: &mut dyn Observer,
+    ) -> Result<PlanReport, Failure> {
+        let definition = &self.capabilities.definition;
+        let history = History::of(&log.events, ROLE, self.cycle);
+        let finished = history.completed.is_some() || history.failed.is_some();
+        // What a session that will call out needs is checked before anything is written:
+        // the provider (and its key) and the sandbox. A finished session needs neither.
+        let client = if finished {
+            None
+        } else {
+            little_sandbox::check_available(self.options.sandbox).map_err(Failure::Tool)?;
+            Some(
+                crate::harness::client_for(self.options.config, &definition.planner.model.provider_id)
+                    .map_err(Failure::Tool)?,
+            )
+        };
+        let memory_root =
+            self.options.memory_root.map_or_else(|| PathBuf::from(".little").join("memory"), Path::to_path_buf);
+        let files = filesystem::prepare(
+            filesystem::scratch_dir(self.request.events, log.run_id(), self.cycle),
+            &memory_root,
+            definition,
+            &definition.planner.skills,
+            self.options.sandbox,
+            self.options.tool_timeout,
         )
         .map_err(Failure::Tool)?;
-        let failure = match &output.ended {
-            Ended::TimedOut => Some((
-                format!("timed out after {}", show_duration(request.timeout)),
-                format!(
-                    "the planner did not finish attempt {attempt} within {} (`--timeout`); it was killed. \
-                     Resuming run `{run_id}` runs this attempt again",
-                    show_duration(request.timeout)
-                ),
-            )),
-            Ended::Exited(status) if !status.success() => {
-                let tail = output.stderr_tail.join("\n");
-                Some((
-                    format!("exited with {status}"),
-                    format!(
-                        "the planner failed on attempt {attempt} ({status}){}",
-                        if tail.is_empty() { String::new() } else { format!(":\n{tail}") }
-                    ),
-                ))
+        if !started {
+            let model = json!({ "providerId": definition.planner.model.provider_id, "modelId": definition.planner.model.model_id });
+            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", json!({ "model": model }))?;
+        }
+        let spec = SessionSpec {
+            role: ROLE,
+            cycle: self.cycle,
+            model: definition.planner.model.model_id.clone(),
+            system: prompt::plan_system(self.capabilities, &files, self.request.max_attempts),
+            task: prompt::plan_task(self.capabilities, self.input, outer_loop),
+            max_turns: self.options.max_turns,
+            max_attempts: self.request.max_attempts,
+        };
+        let mut toolbox = PlanToolbox { sandbox: files.sandbox.clone(), capabilities: self.capabilities };
+        let (end, stats) = match session::run(log, &spec, client.as_ref(), &mut toolbox, observer) {
+            Ok(ended) => ended,
+            // A divergence is recorded, so that `little events` shows why the run stopped.
+            Err(failure) if failure.has_code(Code::PipelineReplayDivergence) => {
+                return Err(run_failed(log, self.cycle, "replay_divergence", failure));
             }
-            Ended::Exited(_) => None,
+            Err(failure) => return Err(failure),
         };
-        if let Some((reason, message)) = failure {
-            log.append(
-                run_id,
-                events::MODEL_FAILED,
-                json!({ "role": ROLE, "cycle": cycle, "attempt": attempt, "reason": reason }),
-            )
-            .map_err(Failure::Tool)?;
-            return Err(Failure::Tool(message));
+        match end {
+            SessionEnd::Submitted { turn, call_id, arguments, attempts } => {
+                let validation = validate_submission(self.capabilities, &call_id, &arguments).ok_or_else(|| {
+                    Failure::Tool(format!("the accepted submission {call_id} of run `{}` holds no LWIR", log.run_id()))
+                })?;
+                let extra = json!({ "turns": turn, "attempts": attempts, "callId": call_id });
+                let registration = finish(log, self.capabilities, self.cycle, &validation, extra)?;
+                Ok(PlanReport {
+                    registration,
+                    planner_runs: 0,
+                    replayed_attempts: 0,
+                    attempt: u64::from(attempts),
+                    session: stats,
+                })
+            }
+            SessionEnd::Failed { reason, last_refused } => {
+                let recorded = log.events.iter().any(|e| e.kind == events::RUN_FAILED && e.cycle() == self.cycle);
+                if !recorded {
+                    append(
+                        log,
+                        events::RUN_FAILED,
+                        json!({ "causeCode": "planner_session_failed", "message": reason, "cycle": self.cycle }),
+                    )?;
+                }
+                let located = last_refused
+                    .and_then(|arguments| validate_submission(self.capabilities, "last", &arguments))
+                    .map(Located::from)
+                    .into_iter()
+                    .collect();
+                Err(Failure::Failed { reason: format!("the planner session failed: {reason}"), located })
+            }
         }
-        let validation = validate(&capabilities, &attempt_path(attempt), &output.stdout);
-        let valid = !validation.blocking();
-        log.append(
-            run_id,
-            events::MODEL_RESPONDED,
-            json!({
-                "role": ROLE,
-                "cycle": cycle,
-                "attempt": attempt,
-                "output": &*validation.text,
-                "outputHash": little_hashing::sha256_identity(&output.stdout),
-                "valid": valid,
-                "findings": validation.findings_json(),
-            }),
-        )
-        .map_err(Failure::Tool)?;
-        if valid {
-            outcome = Some((attempt, validation));
-            break;
-        }
-        previous = Some((attempt, validation.text.to_string(), Value::Array(validation.findings_json())));
-        attempt += 1;
     }
+}
 
-    let Some((attempt, validation)) = outcome else {
-        // No valid LWIR within the attempts: the session failed with the last findings.
-        let Some((last, output, _)) = previous else {
-            return Err(Failure::Tool(format!("run `{run_id}` has a completed planner session without any response")));
-        };
-        if completed.is_none() {
-            log.append(
-                run_id,
-                events::SESSION_COMPLETED,
-                json!({ "role": ROLE, "cycle": cycle, "status": "failed", "attempts": last }),
-            )
-            .map_err(Failure::Tool)?;
-            log.append(
-                run_id,
-                events::RUN_FAILED,
-                json!({
-                    "causeCode": "lwir_validation_error",
-                    "message": format!("no valid LWIR after {last} attempt(s)"),
-                    "cycle": cycle,
-                }),
-            )
-            .map_err(Failure::Tool)?;
+fn append(log: &mut EventLog, kind: &str, payload: Value) -> Result<(), Failure> {
+    log.append(kind, payload).map(|_| ()).map_err(Failure::Tool)
+}
+
+/// `harness.session.started` of a plan session, with what resuming it checks.
+fn append_started(
+    log: &mut EventLog,
+    cycle: u64,
+    capabilities: &Capabilities,
+    input_hash: &str,
+    planner: &str,
+    extra: Value,
+) -> Result<(), Failure> {
+    let mut payload = json!({
+        "role": ROLE,
+        "cycle": cycle,
+        "harnessId": crate::capabilities::HARNESS_ID,
+        "planner": planner,
+        "manifestHash": capabilities.manifest_hash,
+        "manifest": capabilities.manifest,
+        "inputHash": input_hash,
+    });
+    if let (Value::Object(payload), Value::Object(extra)) = (&mut payload, extra) {
+        payload.extend(extra);
+    }
+    append(log, events::SESSION_STARTED, payload)
+}
+
+/// Appends `RunFailed` for a failure before the session, and passes the failure on.
+fn run_failed(log: &mut EventLog, cycle: u64, cause: &str, failure: Failure) -> Failure {
+    let message = match &failure {
+        Failure::Blocked(located) => {
+            located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
         }
-        let validation = validate(&capabilities, &attempt_path(last), output.as_bytes());
-        return Err(Failure::Blocked(vec![Located::from(validation)]));
+        Failure::Tool(message) | Failure::Failed { reason: message, .. } => message.clone(),
     };
+    match log.append(events::RUN_FAILED, json!({ "causeCode": cause, "message": message, "cycle": cycle })) {
+        Ok(_) => failure,
+        Err(e) => Failure::Tool(e),
+    }
+}
 
-    // Stages 7 and 8: the LWIR validated, registered and locked. A replayed LWIR that no
-    // longer validates (the checks changed since it was recorded) is refused, never locked.
+/// Stages 7 and 8 after an accepted LWIR: registered and locked, the session's completion
+/// and the registration appended unless recorded. A replayed LWIR that no longer validates
+/// (the checks changed since it was recorded) is refused, never locked.
+fn finish(
+    log: &mut EventLog,
+    capabilities: &Capabilities,
+    cycle: u64,
+    validation: &Validation,
+    extra: Value,
+) -> Result<Registration, Failure> {
     if validation.blocking() {
-        return Err(Failure::Blocked(vec![Located::from(validation)]));
+        return Err(Failure::Blocked(vec![Located::from(validation.clone())]));
     }
-    let registration = register(&capabilities, &validation).map_err(Failure::Tool)?;
-    if completed.is_none() {
-        log.append(
-            run_id,
-            events::SESSION_COMPLETED,
-            json!({
-                "role": ROLE,
-                "cycle": cycle,
-                "status": "succeeded",
-                "attempts": attempt,
-                "lwirHash": registration.hash(),
-            }),
-        )
-        .map_err(Failure::Tool)?;
+    let registration = register(capabilities, validation).map_err(Failure::Tool)?;
+    let of_cycle = |log: &EventLog, kind: &str| {
+        log.events
+            .iter()
+            .any(|e| e.kind == kind && e.cycle() == cycle && (kind != events::SESSION_COMPLETED || e.role() == ROLE))
+    };
+    if !of_cycle(log, events::SESSION_COMPLETED) {
+        let mut payload =
+            json!({ "role": ROLE, "cycle": cycle, "status": "succeeded", "lwirHash": registration.hash() });
+        if let (Value::Object(payload), Value::Object(extra)) = (&mut payload, extra) {
+            payload.extend(extra);
+        }
+        append(log, events::SESSION_COMPLETED, payload)?;
     }
-    if !recorded.iter().any(|e| e.kind == events::VERSION_REGISTERED) {
-        log.append(
-            run_id,
+    if !of_cycle(log, events::VERSION_REGISTERED) {
+        append(
+            log,
             events::VERSION_REGISTERED,
             json!({
                 "workflowVersionId": registration.lock["workflowVersionId"],
@@ -330,63 +403,9 @@ pub fn plan(request: &PlanRequest<'_>, note: &mut dyn FnMut(&str)) -> Result<Pla
                 "lockHash": hash(&registration.lock),
                 "cycle": cycle,
             }),
-        )
-        .map_err(Failure::Tool)?;
+        )?;
     }
-    Ok(PlanReport { registration, planner_runs, replayed_attempts, attempt })
-}
-
-/// The name under which a planner's output is shown in diagnostics.
-fn attempt_path(attempt: u64) -> String {
-    format!("planner output (attempt {attempt})")
-}
-
-fn show_duration(duration: Duration) -> String {
-    if duration.subsec_millis() == 0 {
-        format!("{}s", duration.as_secs())
-    } else {
-        format!("{}ms", duration.as_millis())
-    }
-}
-
-/// The PlanTask of seed 000 (`kind`, `workflowSnapshot`, `input`), with what a planner
-/// outside the SDK needs besides: the schemas and tool descriptors the snapshot only
-/// hashes, its system prompt and skills, the attempt, and for a repair the previous
-/// attempt's output and findings; for a later outer-loop cycle the seed's
-/// `outerLoopContext`. No run id (it is in `LITTLE_RUN_ID`): the task is a function of the
-/// definition, the input, the prior cycles and the previous attempts only.
-pub fn task_json(
-    capabilities: &Capabilities,
-    input: &Value,
-    outer_loop: Option<&OuterLoop>,
-    attempt: u64,
-    max_attempts: u32,
-    previous: Option<&(u64, String, Value)>,
-) -> Value {
-    let definition = &capabilities.definition;
-    let mut task = json!({
-        "kind": "plan",
-        "workflowSnapshot": capabilities.snapshot,
-        "input": input,
-        "attempt": attempt,
-        "maxAttempts": max_attempts,
-        "inputSchema": definition.input_schema,
-        "outputSchema": definition.output_schema,
-        "tools": capabilities.global_tools.iter().map(Capabilities::tool_json).collect::<Vec<_>>(),
-        "planner": {
-            "system": definition.planner.system,
-            "skills": definition.planner.skills.iter().map(|s| json!({
-                "name": s.name, "description": s.description, "content": s.content,
-            })).collect::<Vec<_>>(),
-        },
-    });
-    if let Some(outer_loop) = outer_loop {
-        task["outerLoopContext"] = outer_loop.task_context();
-    }
-    if let Some((attempt, output, findings)) = previous {
-        task["repair"] = json!({ "attempt": attempt, "output": output, "findings": findings });
-    }
-    task
+    Ok(registration)
 }
 
 /// Where in the definition each manifest field comes from.

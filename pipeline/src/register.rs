@@ -91,6 +91,38 @@ impl Registration {
     }
 }
 
+fn slot_json(slot: &crate::capabilities::Slot) -> Value {
+    json!({ "id": slot.id, "providerId": slot.model.provider_id, "modelId": slot.model.model_id })
+}
+
+fn sorted_slots(capabilities: &Capabilities) -> Vec<&crate::capabilities::Slot> {
+    let mut slots: Vec<&crate::capabilities::Slot> = capabilities.slots.iter().collect();
+    slots.sort_by(|a, b| a.id.cmp(&b.id));
+    slots
+}
+
+/// A global tool as the lock pins it: the hashes of its descriptor and schemas.
+fn tool_lock(tool: &little_frontend::definition::ToolDecl) -> Value {
+    json!({
+        "id": tool.id,
+        "descriptorHash": hash(&Capabilities::tool_json(tool)),
+        "inputSchemaHash": hash(&tool.input_schema),
+        "outputSchemaHash": hash(&tool.output_schema),
+    })
+}
+
+/// What the runtime must provide for a definition: the lock's `capabilityManifest`,
+/// which `little verify` compares with what the definition gives now.
+pub fn capability_manifest(capabilities: &Capabilities) -> Value {
+    json!({
+        "workflowDefinitionHash": capabilities.definition_hash,
+        "workerConfig": capabilities.snapshot["workerConfig"],
+        "modelSlots": sorted_slots(capabilities).into_iter().map(slot_json).collect::<Vec<_>>(),
+        "tools": capabilities.global_tools.iter().map(tool_lock).collect::<Vec<_>>(),
+        "memoryStoreIds": capabilities.manifest["memoryStoreIds"],
+    })
+}
+
 /// Registers a validated LWIR (nothing blocks) and locks it to the definition.
 pub fn register(capabilities: &Capabilities, validation: &Validation) -> Result<Registration, String> {
     debug_assert!(!validation.blocking());
@@ -119,32 +151,14 @@ pub fn register(capabilities: &Capabilities, validation: &Validation) -> Result<
         names.dedup();
         names
     };
-    let slot_json = |slot: &crate::capabilities::Slot| json!({ "id": slot.id, "providerId": slot.model.provider_id, "modelId": slot.model.model_id });
-    let mut all_slots: Vec<&crate::capabilities::Slot> = capabilities.slots.iter().collect();
-    all_slots.sort_by(|a, b| a.id.cmp(&b.id));
     let used_models = permitted("models");
     let model_slots: Vec<Value> =
-        all_slots.iter().filter(|s| used_models.contains(&s.id)).map(|s| slot_json(s)).collect();
-    let tool_lock = |tool: &little_frontend::definition::ToolDecl| {
-        json!({
-            "id": tool.id,
-            "descriptorHash": hash(&Capabilities::tool_json(tool)),
-            "inputSchemaHash": hash(&tool.input_schema),
-            "outputSchemaHash": hash(&tool.output_schema),
-        })
-    };
+        sorted_slots(capabilities).into_iter().filter(|s| used_models.contains(&s.id)).map(slot_json).collect();
     let used_tools = permitted("tools");
     let tools: Vec<Value> =
         capabilities.global_tools.iter().filter(|t| used_tools.contains(&t.id)).map(tool_lock).collect();
-
     let snapshot = &capabilities.snapshot;
-    let capability_manifest = json!({
-        "workflowDefinitionHash": capabilities.definition_hash,
-        "workerConfig": snapshot["workerConfig"],
-        "modelSlots": all_slots.iter().map(|s| slot_json(s)).collect::<Vec<_>>(),
-        "tools": capabilities.global_tools.iter().map(tool_lock).collect::<Vec<_>>(),
-        "memoryStoreIds": capabilities.manifest["memoryStoreIds"],
-    });
+    let capability_manifest = capability_manifest(capabilities);
     let requested_output = capabilities.requested_output();
     let remaining: Vec<Value> = validation
         .diagnostics

@@ -62,6 +62,7 @@ fn tool_failure(result: Result<little_pipeline::PlanReport, Failure>) -> String 
     match result {
         Err(Failure::Tool(message)) => message,
         Err(Failure::Blocked(located)) => panic!("blocked: {:?}", located[0].diagnostics),
+        Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
         Ok(_) => panic!("registered"),
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use common::{Scratch, blocked_codes, registered};
 use little_diagnostics::Code;
 use little_pipeline::Failure;
-use little_pipeline::events::{self, EventLog};
+use little_pipeline::events;
 
 const STAGES: [&str; 5] = [
     events::SESSION_STARTED,
@@ -260,7 +260,7 @@ cat "$dir/lwir.json""#,
             events::VERSION_REGISTERED
         ]
     );
-    let log = EventLog::open(&s.path("events.jsonl")).unwrap();
+    let log = events::read(&s.path("events.jsonl")).unwrap();
     let started = log.events.iter().find(|e| e.kind == events::TOOL_STARTED).unwrap();
     assert_eq!(started.payload["attempt"], 1);
     assert_eq!(started.payload["caller"], "model");

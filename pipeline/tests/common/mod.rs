@@ -3,11 +3,14 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod model;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use little_diagnostics::Code;
-use little_pipeline::{Failure, PlanReport, PlanRequest};
+use little_pipeline::harness::Observer;
+use little_pipeline::{Failure, HarnessOptions, PlanReport, PlanRequest, Planner};
 
 pub fn example(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-summarize-ticket").join(name);
@@ -110,13 +113,69 @@ fi"#,
             outer_loop: outer_loop.as_deref(),
             definition: &definition,
             input: &input,
-            planner,
+            planner: Planner::External { command: planner, timeout },
             run_id,
             events: &events,
-            timeout,
             max_attempts,
+            lock_wait: Duration::ZERO,
         };
-        little_pipeline::plan(&request, &mut |_| {})
+        little_pipeline::plan(&request, &mut Silent)
+    }
+
+    /// `little.toml` naming the scripted provider as `openai` (the example's planner provider).
+    pub fn provider(&self, base_url: &str, stream: bool) -> PathBuf {
+        self.write("little.toml", &format!("[providers.openai]\nbase_url = \"{base_url}\"\nstream = {stream}\n"));
+        self.path("little.toml")
+    }
+
+    /// Harness options for this folder: its `little.toml`, a memory root inside it.
+    pub fn harness_options(&self, config: &Path) -> HarnessOptions<'static> {
+        let config: &'static Path = Box::leak(config.to_path_buf().into_boxed_path());
+        let memory: &'static Path = Box::leak(self.path("memory").into_boxed_path());
+        HarnessOptions {
+            config: Some(config),
+            sandbox: little_sandbox::Mode::Bwrap,
+            tool_timeout: Duration::from_secs(30),
+            max_turns: 10,
+            memory_root: Some(memory),
+        }
+    }
+
+    /// A plan with the built-in harness.
+    pub fn plan_builtin(
+        &self,
+        run_id: &str,
+        options: HarnessOptions<'_>,
+        max_attempts: u32,
+    ) -> Result<PlanReport, Failure> {
+        let (definition, input, events) =
+            (self.path("definition.json"), self.path("input.json"), self.path("events.jsonl"));
+        let request = PlanRequest {
+            outer_loop: None,
+            definition: &definition,
+            input: &input,
+            planner: Planner::Harness(options),
+            run_id,
+            events: &events,
+            max_attempts,
+            lock_wait: Duration::ZERO,
+        };
+        little_pipeline::plan(&request, &mut Silent)
+    }
+
+    /// The run's scratch directory (cycle 1).
+    pub fn scratch_dir(&self, run_id: &str) -> PathBuf {
+        self.dir.join(".little/runs").join(run_id).join("cycle-1/scratch")
+    }
+
+    /// The events of a run.
+    pub fn events(&self, run_id: &str) -> Vec<little_pipeline::events::Event> {
+        little_pipeline::events::read(&self.path("events.jsonl"))
+            .unwrap()
+            .events
+            .into_iter()
+            .filter(|e| e.run_id == run_id)
+            .collect()
     }
 
     /// The event types of a run, in order.
@@ -131,11 +190,17 @@ fi"#,
     }
 }
 
+/// An observer that shows nothing.
+pub struct Silent;
+
+impl Observer for Silent {}
+
 /// The codes of a blocked failure, in order; panics on success or a tool failure.
 pub fn blocked_codes(result: Result<PlanReport, Failure>) -> Vec<Code> {
     match result {
         Err(Failure::Blocked(located)) => located.iter().flat_map(|l| &l.diagnostics).map(|d| d.code).collect(),
         Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
+        Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
         Ok(report) => panic!("registered {}", report.registration.id()),
     }
 }
@@ -148,5 +213,6 @@ pub fn registered(result: Result<PlanReport, Failure>) -> PlanReport {
             located.iter().flat_map(|l| &l.diagnostics).map(|d| (&d.code, &d.message, &d.path)).collect::<Vec<_>>()
         ),
         Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
+        Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
     }
 }

@@ -1,0 +1,149 @@
+//! The session's filesystem (SPEC §7.1): the run's scratch (`/mnt/scratch/own/`, kept on
+//! disk beside the log), the memory stores (`/mnt/memory/workflow/`, `/mnt/memory/org/`,
+//! `/mnt/memory/attached/<id>/`, as the definition's memory config grants them, from the
+//! memory root where they persist between runs), the skills inside the scratch, and the
+//! sandbox through which bash sees exactly these.
+
+use std::path::{Path, PathBuf};
+
+use little_frontend::definition::{Access, Definition, Skill};
+use little_sandbox::{Mode, Mount, Sandbox};
+
+pub const SCRATCH: &str = "/mnt/scratch/own";
+pub const WORKFLOW_MEMORY: &str = "/mnt/memory/workflow";
+pub const ORG_MEMORY: &str = "/mnt/memory/org";
+pub const ATTACHED_MEMORY: &str = "/mnt/memory/attached";
+
+/// One memory store as the prompt names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryStore {
+    /// `workflow`, `org` or `attached:<id>`.
+    pub id: String,
+    /// The path bash uses for it.
+    pub path: PathBuf,
+    pub writable: bool,
+}
+
+/// A session's directories and the sandbox bash runs in.
+#[derive(Clone, Debug)]
+pub struct SessionFiles {
+    /// The scratch directory on disk.
+    pub scratch: PathBuf,
+    /// The scratch as bash sees it (its working directory).
+    pub workdir: PathBuf,
+    pub memory: Vec<MemoryStore>,
+    pub sandbox: Sandbox,
+}
+
+/// A name used as one path component: a run id, a workflow id, a skill or store name.
+pub fn check_component(what: &str, name: &str) -> Result<(), String> {
+    let fine = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name.len() <= 200
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '@'));
+    if fine {
+        Ok(())
+    } else {
+        Err(format!("the {what} `{name}` cannot name a directory: use letters, digits and `. _ - : @` (at most 200)"))
+    }
+}
+
+/// `.little/runs/<runId>/cycle-<N>/scratch` in the log's folder.
+pub fn scratch_dir(log: &Path, run_id: &str, cycle: u64) -> PathBuf {
+    let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    folder.join(".little").join("runs").join(run_id).join(format!("cycle-{cycle}")).join("scratch")
+}
+
+/// Creates (or reopens) the session's directories, writes the skills into the scratch,
+/// and builds the sandbox.
+pub fn prepare(
+    scratch: PathBuf,
+    memory_root: &Path,
+    definition: &Definition,
+    skills: &[Skill],
+    mode: Mode,
+    tool_timeout: std::time::Duration,
+) -> Result<SessionFiles, String> {
+    let create = |dir: &Path| {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the directory `{}`: {e}", dir.display()))
+    };
+    create(&scratch)?;
+    let scratch = scratch.canonicalize().map_err(|e| format!("cannot resolve `{}`: {e}", scratch.display()))?;
+    for skill in skills {
+        check_component("skill name", &skill.name)?;
+        let dir = scratch.join(".agents").join("skills").join(&skill.name);
+        create(&dir)?;
+        let path = dir.join("SKILL.md");
+        std::fs::write(&path, skill_file(skill)).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+
+    let mut mounts = vec![Mount { host: scratch.clone(), guest: PathBuf::from(SCRATCH), writable: true }];
+    let mut stores = Vec::new();
+    let mut add_store = |id: String, host: PathBuf, guest: PathBuf, access: Access| -> Result<(), String> {
+        if access == Access::None {
+            return Ok(());
+        }
+        create(&host)?;
+        let host = host.canonicalize().map_err(|e| format!("cannot resolve `{}`: {e}", host.display()))?;
+        let mount = Mount { host, guest, writable: access == Access::ReadWrite };
+        stores.push((id, mount.clone()));
+        mounts.push(mount);
+        Ok(())
+    };
+    check_component("workflow id", &definition.id)?;
+    add_store(
+        "workflow".to_string(),
+        memory_root.join("workflow").join(&definition.id),
+        PathBuf::from(WORKFLOW_MEMORY),
+        definition.memory.workflow,
+    )?;
+    add_store("org".to_string(), memory_root.join("org"), PathBuf::from(ORG_MEMORY), definition.memory.org)?;
+    for attached in &definition.memory.attached {
+        check_component("memory store id", &attached.id)?;
+        add_store(
+            format!("attached:{}", attached.id),
+            memory_root.join("attached").join(&attached.id),
+            Path::new(ATTACHED_MEMORY).join(&attached.id),
+            attached.access,
+        )?;
+    }
+    let mut sandbox = Sandbox::new(mode, mounts, SCRATCH);
+    sandbox.timeout = tool_timeout;
+    let memory = stores
+        .iter()
+        .map(|(id, mount)| MemoryStore { id: id.clone(), path: sandbox.visible(mount), writable: mount.writable })
+        .collect();
+    let workdir = sandbox.visible(&sandbox.mounts[0]);
+    Ok(SessionFiles { scratch, workdir, memory, sandbox })
+}
+
+/// A skill as the seed keeps it: frontmatter (name, description), then its body.
+fn skill_file(skill: &Skill) -> String {
+    let quoted = |text: &str| serde_json::to_string(text).expect("strings serialize");
+    format!("---\nname: {}\ndescription: {}\n---\n{}", quoted(&skill.name), quoted(&skill.description), skill.content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_could_leave_their_folder_are_refused() {
+        for bad in ["", ".", "..", "a/b", "../x", "a b", "x\0"] {
+            assert!(check_component("run id", bad).is_err(), "{bad:?}");
+        }
+        for good in ["run_7f3", "support.summarize-ticket", "r-1@2:3"] {
+            assert!(check_component("run id", good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn the_scratch_lies_beside_the_log() {
+        assert_eq!(
+            scratch_dir(Path::new("logs/events.jsonl"), "r", 2),
+            Path::new("logs/.little/runs/r/cycle-2/scratch")
+        );
+        assert_eq!(scratch_dir(Path::new("events.jsonl"), "r", 1), Path::new("./.little/runs/r/cycle-1/scratch"));
+    }
+}

@@ -1,0 +1,77 @@
+//! The built-in planner harness (`workflowHarness@1.0.0`, SPEC §7): an agent loop that
+//! calls a model over the OpenAI-compatible API and runs the tools it asks for, one at a
+//! time and in order, until a submission is accepted or a bound is hit.
+//!
+//! Every call goes through the run's event log: `harness.model.called` is durable before
+//! the request goes out, `harness.tool_call.started` before the tool runs, and each end
+//! after. A resumed session asks the recorded history first ([`replay`]): a recorded end
+//! is answered from the log, the one call without an end is made again, and a request
+//! that differs from the recorded one stops the run (`pipeline.replay_divergence`). So
+//! replay is a pure function of the log, and a crash costs at most the call in flight.
+//!
+//! - [`session`]: the loop, shared by plan and fix sessions;
+//! - [`tools`]: `bash`, `validate_lwir`, `submit_lwir`, `submit_fix`;
+//! - [`prompt`]: the system prompt, the tool descriptors and the task message;
+//! - [`filesystem`]: scratch, memory stores and skills, and the sandbox that sees them;
+//! - [`replay`]: the recorded session and divergence;
+//! - [`observer`]: what a person watching sees.
+
+pub mod filesystem;
+pub mod observer;
+pub mod prompt;
+pub mod replay;
+pub mod session;
+pub mod tools;
+
+use std::path::Path;
+use std::time::Duration;
+
+pub use observer::Observer;
+pub use session::{SessionEnd, SessionStats};
+
+/// Settings of the built-in harness from the command line.
+#[derive(Clone, Debug)]
+pub struct HarnessOptions<'a> {
+    /// `little.toml` (`--config`); without it, the nearest one from the working directory up.
+    pub config: Option<&'a Path>,
+    pub sandbox: little_sandbox::Mode,
+    /// One bash call's time limit (`--tool-timeout`).
+    pub tool_timeout: Duration,
+    /// Model calls a session may make (`--max-turns`).
+    pub max_turns: u32,
+    /// Where memory stores live (`--memory-root`); default `.little/memory` in the
+    /// working directory.
+    pub memory_root: Option<&'a Path>,
+}
+
+impl Default for HarnessOptions<'_> {
+    fn default() -> Self {
+        HarnessOptions {
+            config: None,
+            sandbox: little_sandbox::Mode::Bwrap,
+            tool_timeout: Duration::from_secs(60),
+            max_turns: 40,
+            memory_root: None,
+        }
+    }
+}
+
+/// The client of the provider a model names, from `little.toml`.
+pub fn client_for(config: Option<&Path>, provider_id: &str) -> Result<little_provider::Client, String> {
+    let config = match config {
+        Some(path) => little_provider::Config::load(path)?,
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+            little_provider::Config::discover(&cwd)?.ok_or_else(|| {
+                format!(
+                    "no `little.toml` in `{}` or above it: the planner's model needs its provider `{provider_id}`; \
+                     create little.toml with\n[providers.{provider_id}]\nbase_url = \"https://…/v1\"\n\
+                     api_key_env = \"…\"\nor name one with `--config`",
+                    cwd.display()
+                )
+            })?
+        }
+    };
+    let provider = config.provider(provider_id)?;
+    little_provider::Client::new(provider).map_err(|e| e.to_string())
+}

@@ -1,0 +1,435 @@
+//! The agent loop of one session: a model call per turn, then the tool calls of its
+//! answer one at a time in order, each result sent back as a `tool` message, until the
+//! toolbox accepts a submission or a bound is hit. Each call is answered from the
+//! recorded history when it holds the call's end, and logged around the real call when
+//! it does not.
+
+use std::time::{Duration, Instant};
+
+use little_provider::{Client, Progress};
+use serde_json::{Value, json};
+
+use super::observer::Observer;
+use super::replay::{History, ModelEnd, ToolEnd, divergence, fingerprint, first_difference};
+use crate::Failure;
+use crate::capabilities::{canonical_text, hash};
+use crate::events::{self, EventLog};
+
+/// Deepest tool arguments a session reads; an LWIR is far shallower, and the event that
+/// records them must stay within the log's bound.
+const MAX_ARGUMENT_DEPTH: usize = 64;
+
+/// What a session is asked to do.
+#[derive(Clone, Debug)]
+pub struct SessionSpec {
+    /// `planner` or `fixer`: written on every event, so that sessions of several roles can
+    /// share a run's log.
+    pub role: &'static str,
+    pub cycle: u64,
+    /// The provider's model id.
+    pub model: String,
+    pub system: String,
+    /// The first user message (the task).
+    pub task: String,
+    pub max_turns: u32,
+    /// Refused submissions before the session fails.
+    pub max_attempts: u32,
+}
+
+/// A tool's answer as the model sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolOutcome {
+    Succeeded(Value),
+    /// An error the model sees (unknown tool, bad arguments); the run goes on.
+    Failed(Value),
+}
+
+/// What a successful tool result means to the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A submission was accepted: the session ends.
+    Accepted,
+    /// A submission was refused with findings: one attempt used.
+    Refused,
+    Other,
+}
+
+/// The tools a session offers.
+pub trait Toolbox {
+    /// The function tools, as the request's `tools`.
+    fn descriptors(&self) -> Vec<Value>;
+    /// Runs one call; `arguments` is a JSON object.
+    fn run(&mut self, tool: &str, arguments: &Value, observer: &mut dyn Observer) -> ToolOutcome;
+    /// What a successful result of `tool` means (read again from recorded results on replay).
+    fn verdict(&self, tool: &str, result: &Value) -> Verdict;
+    /// The user message sent when the model answers without calling a tool.
+    fn nudge(&self) -> String;
+}
+
+/// How a session ended.
+#[derive(Clone, Debug)]
+pub enum SessionEnd {
+    /// A submission was accepted: its call and arguments.
+    Submitted { turn: u64, call_id: String, arguments: Value, attempts: u32 },
+    /// A bound was hit; `last_refused` holds the arguments of the last refused submission.
+    Failed { reason: String, last_refused: Option<Value> },
+}
+
+/// Counts of one invocation: what was made for real and what the log answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    pub model_calls: u32,
+    pub model_replayed: u32,
+    pub tool_runs: u32,
+    pub tool_replayed: u32,
+    pub turns: u64,
+}
+
+/// Runs (or resumes, or replays) a session whose `harness.session.started` is already in
+/// the log. `client` may be `None` only when the history holds the whole session.
+pub fn run(
+    log: &mut EventLog,
+    spec: &SessionSpec,
+    client: Option<&Client>,
+    toolbox: &mut dyn Toolbox,
+    observer: &mut dyn Observer,
+) -> Result<(SessionEnd, SessionStats), Failure> {
+    let history = History::of(&log.events, spec.role, spec.cycle);
+    let mut session = Session { log, spec, history, client, observer, stats: SessionStats::default() };
+    let end = session.run(toolbox)?;
+    Ok((end, session.stats))
+}
+
+pub struct Session<'a> {
+    log: &'a mut EventLog,
+    spec: &'a SessionSpec,
+    history: History,
+    client: Option<&'a Client>,
+    observer: &'a mut dyn Observer,
+    stats: SessionStats,
+}
+
+impl Session<'_> {
+    fn run(&mut self, toolbox: &mut dyn Toolbox) -> Result<SessionEnd, Failure> {
+        let finished = self.history.completed.is_some() || self.history.failed.is_some();
+        if self.history.has_calls() && !finished {
+            let after = self.history.last_seq;
+            self.append(events::SESSION_RESUMED, json!({ "afterSeq": after }))?;
+        }
+        let tools = toolbox.descriptors();
+        let mut messages = vec![
+            json!({ "role": "system", "content": self.spec.system }),
+            json!({ "role": "user", "content": self.spec.task }),
+        ];
+        let mut attempts = 0u32;
+        let mut last_refused = None;
+        for turn in 1..=u64::from(self.spec.max_turns) {
+            self.stats.turns = turn;
+            let body = json!({
+                "model": self.spec.model,
+                "messages": messages,
+                "tools": tools,
+                "tool_choice": "auto",
+                "temperature": 0,
+            });
+            let message = self.model_call(turn, &body)?;
+            let calls = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+            messages.push(message);
+            if calls.is_empty() {
+                messages.push(json!({ "role": "user", "content": toolbox.nudge() }));
+                continue;
+            }
+            for (i, call) in calls.iter().enumerate() {
+                let call_id = format!("{turn}.{}", i + 1);
+                let tool = call["function"]["name"].as_str().unwrap_or_default();
+                let raw = match &call["function"]["arguments"] {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                let (arguments, end) = self.tool_call(turn, &call_id, tool, &raw, toolbox)?;
+                let content = match &end {
+                    ToolEnd::Succeeded(result) => canonical_text(result),
+                    ToolEnd::Failed(error) => canonical_text(&json!({ "error": error })),
+                };
+                messages.push(json!({ "role": "tool", "tool_call_id": call["id"], "content": content }));
+                let ToolEnd::Succeeded(result) = &end else { continue };
+                match toolbox.verdict(tool, result) {
+                    Verdict::Accepted => {
+                        return Ok(SessionEnd::Submitted { turn, call_id, arguments, attempts: attempts + 1 });
+                    }
+                    Verdict::Refused => {
+                        attempts += 1;
+                        last_refused = Some(arguments);
+                        if attempts >= self.spec.max_attempts {
+                            let reason = format!(
+                                "{attempts} submission{} refused with findings (`--max-attempts {}`)",
+                                if attempts == 1 { " was" } else { "s were" },
+                                self.spec.max_attempts
+                            );
+                            return self.fail(reason, turn, attempts, last_refused);
+                        }
+                    }
+                    Verdict::Other => {}
+                }
+            }
+        }
+        let reason = format!(
+            "no submission was accepted within {} model call{} (`--max-turns`)",
+            self.spec.max_turns,
+            if self.spec.max_turns == 1 { "" } else { "s" }
+        );
+        self.fail(reason, u64::from(self.spec.max_turns), attempts, last_refused)
+    }
+
+    /// Appends an event of this session (its role and cycle added).
+    fn append(&mut self, kind: &str, mut payload: Value) -> Result<(), Failure> {
+        payload["role"] = json!(self.spec.role);
+        payload["cycle"] = json!(self.spec.cycle);
+        self.log.append(kind, payload).map(|_| ()).map_err(Failure::Tool)
+    }
+
+    fn fail(
+        &mut self,
+        reason: String,
+        turns: u64,
+        attempts: u32,
+        last_refused: Option<Value>,
+    ) -> Result<SessionEnd, Failure> {
+        if self.history.failed.is_none() {
+            self.append(events::SESSION_FAILED, json!({ "reason": reason, "turns": turns, "attempts": attempts }))?;
+        }
+        Ok(SessionEnd::Failed { reason, last_refused })
+    }
+
+    /// One model call: answered from the log, or made (and logged) for real.
+    fn model_call(&mut self, turn: u64, body: &Value) -> Result<Value, Failure> {
+        let request_hash = hash(body);
+        let request = fingerprint(body);
+        match self.history.model_call(turn) {
+            Some(recorded) if recorded.request_hash != request_hash => {
+                let field = first_difference(&recorded.fingerprint, &request).unwrap_or_else(|| "messages".to_string());
+                return Err(divergence(
+                    self.log.path(),
+                    self.log.run_id(),
+                    format!("the model request of turn {turn}"),
+                    &field,
+                    recorded.seq,
+                ));
+            }
+            Some(recorded) => match &recorded.end {
+                Some(ModelEnd::Responded { message, .. }) => {
+                    let message = message.clone();
+                    self.stats.model_replayed += 1;
+                    self.observer.turn(turn, true);
+                    self.observer.message(turn, &message, true);
+                    return Ok(message);
+                }
+                // A call that failed is tried again, announced again.
+                Some(ModelEnd::Failed) => self.announce_model_call(turn, &request_hash, request)?,
+                // The call in flight when the run stopped: already announced.
+                None => {}
+            },
+            None => self.announce_model_call(turn, &request_hash, request)?,
+        }
+        let Some(client) = self.client else {
+            return Err(Failure::Tool(format!(
+                "the log records run `{}` as finished, but replaying it needs a model call at turn {turn} \
+                 that it does not hold",
+                self.log.run_id()
+            )));
+        };
+        self.observer.turn(turn, false);
+        let begun = Instant::now();
+        let observer = &mut *self.observer;
+        let answer = client.complete(body, &mut |progress| match progress {
+            Progress::Text(piece) => observer.text(piece),
+            Progress::Retrying { try_number, delay, reason } => observer.retrying(try_number, delay, &reason),
+            Progress::ToolCall { .. } => {}
+        });
+        self.stats.model_calls += 1;
+        match answer {
+            Ok(completion) => {
+                let message = normalized_message(completion.message, turn);
+                self.append(
+                    events::MODEL_RESPONDED,
+                    json!({
+                        "turn": turn,
+                        "message": message,
+                        "usage": completion.usage,
+                        "finishReason": completion.finish_reason,
+                        "tries": completion.tries,
+                        "durationMs": millis(begun.elapsed()),
+                    }),
+                )?;
+                self.observer.message(turn, &message, false);
+                Ok(message)
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                self.append(events::MODEL_FAILED, json!({ "turn": turn, "reason": reason }))?;
+                Err(Failure::Tool(format!("the model call of turn {turn} failed: {reason}")))
+            }
+        }
+    }
+
+    fn announce_model_call(&mut self, turn: u64, request_hash: &str, request: Value) -> Result<(), Failure> {
+        self.append(events::MODEL_CALLED, json!({ "turn": turn, "requestHash": request_hash, "request": request }))
+    }
+
+    /// One tool call: its recorded end, or run (and logged) for real. Returns the
+    /// arguments as recorded and the end.
+    fn tool_call(
+        &mut self,
+        turn: u64,
+        call_id: &str,
+        tool: &str,
+        raw: &str,
+        toolbox: &mut dyn Toolbox,
+    ) -> Result<(Value, ToolEnd), Failure> {
+        let (arguments, problem) = read_arguments(raw);
+        match self.history.tool_call(call_id) {
+            Some(recorded)
+                if recorded.tool != tool || canonical_text(&recorded.arguments) != canonical_text(&arguments) =>
+            {
+                let field = if recorded.tool != tool { "tool" } else { "arguments" };
+                return Err(divergence(
+                    self.log.path(),
+                    self.log.run_id(),
+                    format!("tool call {call_id} (turn {turn})"),
+                    field,
+                    recorded.seq,
+                ));
+            }
+            Some(recorded) => {
+                if let Some(end) = recorded.end.clone() {
+                    self.stats.tool_replayed += 1;
+                    self.observer.tool_started(call_id, tool, &arguments, true);
+                    let outcome = match &end {
+                        ToolEnd::Succeeded(result) => Ok(result),
+                        ToolEnd::Failed(error) => Err(error),
+                    };
+                    self.observer.tool_ended(call_id, tool, outcome, true);
+                    return Ok((arguments, end));
+                }
+                // In flight when the run stopped: run again (at least once), announced already.
+            }
+            None => {
+                self.append(
+                    events::TOOL_STARTED,
+                    json!({ "turn": turn, "callId": call_id, "tool": tool, "arguments": arguments, "caller": "model" }),
+                )?;
+            }
+        }
+        self.observer.tool_started(call_id, tool, &arguments, false);
+        let begun = Instant::now();
+        let outcome = match problem {
+            Some(problem) => ToolOutcome::Failed(json!({ "message": format!("`{tool}`: {problem}") })),
+            None => toolbox.run(tool, &arguments, &mut *self.observer),
+        };
+        self.stats.tool_runs += 1;
+        let duration = millis(begun.elapsed());
+        let end = match outcome {
+            ToolOutcome::Succeeded(result) => {
+                self.append(
+                    events::TOOL_SUCCEEDED,
+                    json!({ "callId": call_id, "tool": tool, "result": result, "durationMs": duration }),
+                )?;
+                ToolEnd::Succeeded(result)
+            }
+            ToolOutcome::Failed(error) => {
+                self.append(
+                    events::TOOL_FAILED,
+                    json!({ "callId": call_id, "tool": tool, "error": error, "durationMs": duration }),
+                )?;
+                ToolEnd::Failed(error)
+            }
+        };
+        let outcome = match &end {
+            ToolEnd::Succeeded(result) => Ok(result),
+            ToolEnd::Failed(error) => Err(error),
+        };
+        self.observer.tool_ended(call_id, tool, outcome, false);
+        Ok((arguments, end))
+    }
+}
+
+/// A tool call's arguments as recorded: the object they parse to, else the raw text with
+/// what is wrong with it.
+fn read_arguments(raw: &str) -> (Value, Option<String>) {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value @ Value::Object(_)) if events::depth(&value) <= MAX_ARGUMENT_DEPTH => (value, None),
+        Ok(Value::Object(_)) => {
+            (json!(raw), Some(format!("the arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")))
+        }
+        Ok(_) => (json!(raw), Some("the arguments must be a JSON object".to_string())),
+        Err(e) => (json!(raw), Some(format!("the arguments are not JSON: {e}"))),
+    }
+}
+
+/// The assistant message as the session records and sends it back: the role, the text,
+/// and each tool call with an id (a provider that sends none gets `call_<turn>_<n>`).
+fn normalized_message(message: Value, turn: u64) -> Value {
+    let content = message.get("content").cloned().filter(|c| c.is_string()).unwrap_or(Value::Null);
+    let mut normalized = json!({ "role": "assistant", "content": content });
+    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+        let calls: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| {
+                let id = call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|id| !id.is_empty())
+                    .map_or_else(|| format!("call_{turn}_{}", i + 1), str::to_string);
+                json!({ "id": id, "type": "function", "function": {
+                    "name": call["function"]["name"].as_str().unwrap_or_default(),
+                    "arguments": match &call["function"]["arguments"] {
+                        Value::String(text) => text.clone(),
+                        Value::Null => String::new(),
+                        other => other.to_string(),
+                    },
+                } })
+            })
+            .collect();
+        normalized["tool_calls"] = Value::Array(calls);
+    }
+    normalized
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_an_object_or_the_raw_text_with_the_reason() {
+        assert_eq!(read_arguments(r#"{"command":"ls"}"#), (json!({"command": "ls"}), None));
+        let (raw, problem) = read_arguments("[1]");
+        assert_eq!(raw, json!("[1]"));
+        assert!(problem.unwrap().contains("JSON object"));
+        assert!(read_arguments("{\"command\":").1.unwrap().contains("not JSON"));
+        let deep = format!("{}1{}", "{\"a\":".repeat(70), "}".repeat(70));
+        assert!(read_arguments(&deep).1.unwrap().contains("deeper"));
+    }
+
+    #[test]
+    fn messages_get_ids_and_string_arguments() {
+        let message = normalized_message(
+            json!({ "role": "assistant", "content": null, "extra": 1, "tool_calls": [
+                { "function": { "name": "bash", "arguments": {"command": "ls"} } },
+                { "id": "x", "function": { "name": "bash", "arguments": "{}" } },
+            ] }),
+            3,
+        );
+        assert_eq!(
+            message,
+            json!({ "role": "assistant", "content": null, "tool_calls": [
+                { "id": "call_3_1", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"ls\"}" } },
+                { "id": "x", "type": "function", "function": { "name": "bash", "arguments": "{}" } },
+            ] })
+        );
+    }
+}

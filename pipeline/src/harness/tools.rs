@@ -1,0 +1,101 @@
+//! The tools of a session (SPEC §7.1): `bash` in the sandbox, and the plan session's
+//! `validate_lwir` and `submit_lwir`, which run `little check --snapshot`'s own checks.
+//! A wrong call (an unknown tool, arguments of the wrong shape) is an error the model
+//! sees, never a failure of the run.
+
+use little_sandbox::Sandbox;
+use serde_json::{Value, json};
+
+use super::observer::Observer;
+use super::prompt;
+use super::session::{ToolOutcome, Toolbox, Verdict};
+use crate::capabilities::Capabilities;
+use crate::register::{Validation, validate};
+
+/// An error result as the model sees it.
+pub fn tool_error(message: impl Into<String>) -> ToolOutcome {
+    ToolOutcome::Failed(json!({ "message": message.into() }))
+}
+
+/// Runs `bash` with `{ command }`: `{ exitCode, stdout, stderr, truncated }`.
+pub fn run_bash(sandbox: &Sandbox, arguments: &Value) -> ToolOutcome {
+    let Some(command) = arguments.get("command").and_then(Value::as_str) else {
+        return tool_error("`bash` takes `{\"command\": \"…\"}`: a string `command` is missing");
+    };
+    match sandbox.run(command) {
+        Ok(output) => ToolOutcome::Succeeded(json!({
+            "exitCode": output.exit_code,
+            "stdout": output.stdout,
+            "stderr": output.stderr,
+            "truncated": output.truncated,
+        })),
+        Err(message) => tool_error(format!("bash could not start: {message}")),
+    }
+}
+
+/// The tools of a plan session.
+pub struct PlanToolbox<'a> {
+    pub sandbox: Sandbox,
+    pub capabilities: &'a Capabilities,
+}
+
+/// The LWIR of a `validate_lwir` / `submit_lwir` call, as text to validate. A model may
+/// pass the document as a string holding its JSON; that is read too.
+pub fn lwir_argument(tool: &str, arguments: &Value) -> Result<String, ToolOutcome> {
+    match arguments.get("lwir") {
+        Some(lwir @ Value::Object(_)) => Ok(serde_json::to_string_pretty(lwir).expect("JSON values serialize")),
+        Some(Value::String(text)) if text.trim_start().starts_with('{') => Ok(text.clone()),
+        Some(_) => Err(tool_error(format!("`{tool}`: `lwir` must be the LWIR document as a JSON object"))),
+        None => Err(tool_error(format!("`{tool}` takes `{{\"lwir\": {{…}}}}`: `lwir` is missing"))),
+    }
+}
+
+/// The LWIR of an accepted `submit_lwir` call, validated again (as the registration needs
+/// it), under the name diagnostics show for it.
+pub fn validate_submission(capabilities: &Capabilities, call_id: &str, arguments: &Value) -> Option<Validation> {
+    let text = lwir_argument("submit_lwir", arguments).ok()?;
+    Some(validate(capabilities, &submission_path(call_id), text.as_bytes()))
+}
+
+/// The name under which a submitted LWIR is shown in diagnostics.
+pub fn submission_path(call_id: &str) -> String {
+    format!("submitted LWIR (call {call_id})")
+}
+
+impl Toolbox for PlanToolbox<'_> {
+    fn descriptors(&self) -> Vec<Value> {
+        prompt::plan_tools()
+    }
+
+    fn run(&mut self, tool: &str, arguments: &Value, _observer: &mut dyn Observer) -> ToolOutcome {
+        match tool {
+            "bash" => run_bash(&self.sandbox, arguments),
+            "validate_lwir" | "submit_lwir" => {
+                let text = match lwir_argument(tool, arguments) {
+                    Ok(text) => text,
+                    Err(error) => return error,
+                };
+                let validation = validate(self.capabilities, tool, text.as_bytes());
+                ToolOutcome::Succeeded(json!({
+                    "valid": !validation.blocking(),
+                    "findings": validation.findings_json(),
+                }))
+            }
+            other => tool_error(format!(
+                "there is no tool `{other}`: the tools are `bash`, `validate_lwir` and `submit_lwir`"
+            )),
+        }
+    }
+
+    fn verdict(&self, tool: &str, result: &Value) -> Verdict {
+        match (tool, result.get("valid").and_then(Value::as_bool)) {
+            ("submit_lwir", Some(true)) => Verdict::Accepted,
+            ("submit_lwir", Some(false)) => Verdict::Refused,
+            _ => Verdict::Other,
+        }
+    }
+
+    fn nudge(&self) -> String {
+        "Use the tools: test in `bash`, check with `validate_lwir`, and call `submit_lwir` with the LWIR document when it is ready.".to_string()
+    }
+}

@@ -1,0 +1,246 @@
+//! How `little events` shows a log to a person: a line per event with its gist (turns,
+//! tool calls with their command, exit code and duration, tokens, resumes, why a run
+//! failed), and a closing tally per run. It reads events one at a time, as the log is
+//! streamed, keeping only what later lines of the same run refer back to.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::events::{self, Event};
+
+/// Per-run state while describing a log: tool calls' commands, token counts.
+#[derive(Default)]
+pub struct Describer {
+    /// The shown command (or tool) of each started tool call, by run and call id.
+    calls: HashMap<(String, String), String>,
+    tallies: HashMap<String, Tally>,
+}
+
+/// What a run's model calls and tools added up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub model_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub tool_calls: u64,
+}
+
+impl Describer {
+    /// One line for an event: its type, then its gist.
+    pub fn describe(&mut self, event: &Event) -> String {
+        let p = &event.payload;
+        let text = |key: &str| p.get(key).and_then(Value::as_str).unwrap_or("?");
+        let number = |key: &str| p.get(key).and_then(Value::as_u64);
+        // Later cycles are named on every event; cycle 1 only where its session starts.
+        let cycle = if event.cycle() > 1 { format!("cycle {} ", event.cycle()) } else { String::new() };
+        let role = if event.role() == "planner" { String::new() } else { format!("{} ", event.role()) };
+        let turn = number("turn").map(|t| format!("{cycle}{role}turn {t}")).unwrap_or_default();
+        let attempt = event.attempt().map(|a| format!("{cycle}attempt {a}")).unwrap_or_default();
+        let key = |event: &Event| (event.run_id.clone(), text("callId").to_string());
+        let detail = match event.kind.as_str() {
+            events::SESSION_STARTED => {
+                let model = p
+                    .get("model")
+                    .and_then(|m| m.get("modelId"))
+                    .and_then(Value::as_str)
+                    .map(|m| format!(" on {m}"))
+                    .unwrap_or_default();
+                let planner = match p.get("planner").and_then(Value::as_str) {
+                    Some("builtin") => format!("built-in harness{model}"),
+                    Some(other) => other.to_string(),
+                    None if event.role() == "fixer" => format!("built-in harness{model}, step {}", text("step")),
+                    None => "external".to_string(),
+                };
+                format!(
+                    "{} ({planner}), cycle {}, manifest {}",
+                    event.role(),
+                    event.cycle(),
+                    short(text("manifestHash"))
+                )
+            }
+            events::SESSION_RESUMED => format!("{cycle}{role}resumed after event {}", number("afterSeq").unwrap_or(0)),
+            events::MODEL_CALLED if p.get("turn").is_some() => turn,
+            events::MODEL_CALLED => attempt,
+            events::MODEL_RESPONDED if p.get("turn").is_some() => {
+                let tally = self.tallies.entry(event.run_id.clone()).or_default();
+                tally.model_calls += 1;
+                let usage = p.get("usage").unwrap_or(&Value::Null);
+                let tokens = |key: &str| usage.get(key).and_then(Value::as_u64);
+                let mut parts = Vec::new();
+                let calls = p["message"].get("tool_calls").and_then(Value::as_array).map_or(0, Vec::len);
+                parts.push(match calls {
+                    0 => "text only".to_string(),
+                    1 => "1 tool call".to_string(),
+                    n => format!("{n} tool calls"),
+                });
+                if let (Some(input), Some(output)) = (tokens("prompt_tokens"), tokens("completion_tokens")) {
+                    tally.prompt_tokens += input;
+                    tally.completion_tokens += output;
+                    parts.push(format!("{input} + {output} tokens"));
+                }
+                if let Some(ms) = number("durationMs") {
+                    parts.push(format!("{ms} ms"));
+                }
+                if let Some(tries) = number("tries").filter(|t| *t > 1) {
+                    parts.push(format!("{tries} tries"));
+                }
+                format!("{turn}: {}", parts.join(", "))
+            }
+            events::MODEL_RESPONDED => {
+                let findings = p.get("findings").and_then(Value::as_array).map_or(0, Vec::len);
+                let verdict = if p.get("valid").and_then(Value::as_bool) == Some(true) {
+                    "valid LWIR".to_string()
+                } else {
+                    format!("{findings} finding{}, repair requested", if findings == 1 { "" } else { "s" })
+                };
+                format!("{attempt}: {verdict}")
+            }
+            events::MODEL_FAILED if p.get("turn").is_some() => format!("{turn}: {}", text("reason")),
+            events::MODEL_FAILED => format!("{attempt}: {}", text("reason")),
+            events::TOOL_STARTED if event.attempt().is_some() => format!(
+                "{attempt}: {} {} (caller: {})",
+                p.get("tool").and_then(Value::as_str).unwrap_or(""),
+                p.get("callId").and_then(Value::as_str).unwrap_or(""),
+                p.get("caller").and_then(Value::as_str).unwrap_or("model"),
+            ),
+            events::TOOL_STARTED => {
+                self.tallies.entry(event.run_id.clone()).or_default().tool_calls += 1;
+                let tool = text("tool");
+                let shown = match p["arguments"].get("command").and_then(Value::as_str) {
+                    Some(command) if tool == "bash" => format!("bash $ {}", one_line(command)),
+                    _ => tool.to_string(),
+                };
+                self.calls.insert(key(event), shown.clone());
+                format!("{} {shown}", text("callId"))
+            }
+            events::TOOL_SUCCEEDED | events::TOOL_FAILED if event.attempt().is_some() => format!(
+                "{attempt}: {} {} (caller: {})",
+                p.get("tool").and_then(Value::as_str).unwrap_or(""),
+                p.get("callId").and_then(Value::as_str).unwrap_or(""),
+                p.get("caller").and_then(Value::as_str).unwrap_or("model"),
+            ),
+            events::TOOL_SUCCEEDED | events::TOOL_FAILED => {
+                let shown = self.calls.remove(&key(event)).unwrap_or_else(|| text("tool").to_string());
+                let result = p.get("result").unwrap_or(&Value::Null);
+                let outcome = if event.kind == events::TOOL_FAILED {
+                    format!("error: {}", one_line(p["error"].get("message").and_then(Value::as_str).unwrap_or("?")))
+                } else if let Some(code) = result.get("exitCode").and_then(Value::as_i64) {
+                    format!("exit {code}")
+                } else {
+                    match result.get("valid").and_then(Value::as_bool) {
+                        Some(true) => "valid".to_string(),
+                        Some(false) => {
+                            let codes: Vec<&str> = result["findings"]
+                                .as_array()
+                                .map(|f| f.iter().filter_map(|f| f.get("code").and_then(Value::as_str)).collect())
+                                .unwrap_or_default();
+                            format!("refused: {}", codes.join(", "))
+                        }
+                        None => "done".to_string(),
+                    }
+                };
+                let duration = number("durationMs").map(|ms| format!(", {ms} ms")).unwrap_or_default();
+                format!("{} {shown}: {outcome}{duration}", text("callId"))
+            }
+            events::SESSION_COMPLETED => {
+                let mut parts = vec![text("status").to_string()];
+                if let Some(turns) = number("turns") {
+                    parts.push(format!("{turns} turn{}", if turns == 1 { "" } else { "s" }));
+                }
+                if let Some(attempts) = number("attempts") {
+                    parts.push(format!("{attempts} attempt(s)"));
+                }
+                format!("{cycle}{role}{}", parts.join(", "))
+            }
+            events::SESSION_FAILED => format!("{cycle}{role}{}", text("reason")),
+            events::VERSION_REGISTERED => {
+                format!("{cycle}{} ({})", text("lwirVersionId"), short(text("workflowVersionHash")))
+            }
+            events::RUN_FAILED => format!("{cycle}cause: {}: {}", text("causeCode"), one_line(text("message"))),
+            _ => String::new(),
+        };
+        if detail.is_empty() { event.kind.clone() } else { format!("{:<28} {detail}", event.kind) }
+    }
+
+    /// What the run's built-in sessions added up to, when it has model calls.
+    pub fn tally(&self, run_id: &str) -> Option<Tally> {
+        self.tallies.get(run_id).copied().filter(|t| t.model_calls > 0 || t.tool_calls > 0)
+    }
+}
+
+/// `sha256:` and the first 12 hex digits, for people.
+fn short(hash: &str) -> &str {
+    let end = hash.find(':').map_or(0, |i| i + 1) + 12;
+    hash.get(..end).unwrap_or(hash)
+}
+
+/// The first line of a text, at most 100 characters, marked when cut.
+fn one_line(text: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let cut: String = first.chars().take(100).collect();
+    if cut.len() < text.trim_end().len() { format!("{cut}…") } else { cut }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(seq: u64, kind: &str, payload: Value) -> Event {
+        Event { run_id: "r".into(), seq, kind: kind.into(), payload }
+    }
+
+    #[test]
+    fn a_built_in_session_reads_as_turns_tool_calls_and_tokens() {
+        let mut d = Describer::default();
+        let lines: Vec<String> = [
+            event(1, events::SESSION_STARTED, json!({"role": "planner", "cycle": 1, "planner": "builtin", "model": {"modelId": "gpt-5"}, "manifestHash": "sha256:0123456789abcdef"})),
+            event(2, events::MODEL_CALLED, json!({"role": "planner", "turn": 1})),
+            event(3, events::MODEL_RESPONDED, json!({"turn": 1, "message": {"tool_calls": [{}]}, "usage": {"prompt_tokens": 900, "completion_tokens": 40}, "durationMs": 640})),
+            event(4, events::TOOL_STARTED, json!({"turn": 1, "callId": "1.1", "tool": "bash", "arguments": {"command": "ls -la\nmore"}})),
+            event(5, events::TOOL_SUCCEEDED, json!({"callId": "1.1", "tool": "bash", "result": {"exitCode": 0}, "durationMs": 12})),
+            event(6, events::SESSION_RESUMED, json!({"afterSeq": 5})),
+            event(7, events::TOOL_STARTED, json!({"turn": 2, "callId": "2.1", "tool": "submit_lwir", "arguments": {"lwir": {}}})),
+            event(8, events::TOOL_SUCCEEDED, json!({"callId": "2.1", "tool": "submit_lwir", "result": {"valid": false, "findings": [{"code": "binding.name_mismatch"}]}, "durationMs": 3})),
+            event(9, events::RUN_FAILED, json!({"causeCode": "replay_divergence", "message": "the model request of turn 3 differs"})),
+        ]
+        .iter()
+        .map(|e| d.describe(e))
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "harness.session.started      planner (built-in harness on gpt-5), cycle 1, manifest sha256:0123456789ab",
+                "harness.model.called         turn 1",
+                "harness.model.responded      turn 1: 1 tool call, 900 + 40 tokens, 640 ms",
+                "harness.tool_call.started    1.1 bash $ ls -la…",
+                "harness.tool_call.succeeded  1.1 bash $ ls -la…: exit 0, 12 ms",
+                "harness.session.resumed      resumed after event 5",
+                "harness.tool_call.started    2.1 submit_lwir",
+                "harness.tool_call.succeeded  2.1 submit_lwir: refused: binding.name_mismatch, 3 ms",
+                "RunFailed                    cause: replay_divergence: the model request of turn 3 differs",
+            ]
+        );
+        assert_eq!(
+            d.tally("r"),
+            Some(Tally { model_calls: 1, prompt_tokens: 900, completion_tokens: 40, tool_calls: 2 })
+        );
+    }
+
+    #[test]
+    fn an_external_planner_reads_as_attempts() {
+        let mut d = Describer::default();
+        let e = event(1, events::MODEL_RESPONDED, json!({"attempt": 2, "valid": false, "findings": [{}]}));
+        assert_eq!(d.describe(&e), "harness.model.responded      attempt 2: 1 finding, repair requested");
+        let called = event(2, events::MODEL_CALLED, json!({"cycle": 3, "attempt": 1}));
+        assert_eq!(d.describe(&called), "harness.model.called         cycle 3 attempt 1");
+        let legacy =
+            event(1, events::SESSION_STARTED, json!({"role": "planner", "manifestHash": "sha256:0123456789abcdef"}));
+        assert_eq!(
+            d.describe(&legacy),
+            "harness.session.started      planner (external), cycle 1, manifest sha256:0123456789ab"
+        );
+        assert_eq!(d.tally("r"), None);
+    }
+}
