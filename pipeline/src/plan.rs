@@ -273,7 +273,7 @@ impl HarnessRun<'_> {
             role: ROLE,
             cycle: self.cycle,
             model: definition.planner.model.model_id.clone(),
-            system: prompt::plan_system(self.capabilities, &files, self.request.max_attempts),
+            system: prompt::plan_system(self.capabilities, &files),
             task: prompt::plan_task(self.capabilities, self.input, outer_loop),
             max_turns: self.options.max_turns,
             max_attempts: self.request.max_attempts,

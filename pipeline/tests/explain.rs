@@ -116,3 +116,38 @@ fn drift_shows_the_fields_that_drifted_at_the_system_prompt() {
     let fields: Vec<&str> = d.message.lines().skip(1).map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(fields, ["systemPromptHash", "workflowDefinitionHash"], "{}", d.message);
 }
+
+/// The divergence page: the run is recorded with the fixed example's command (the
+/// sandbox it names), then resumed with the failing one's: exactly
+/// `pipeline.replay_divergence`, nothing sent; the fixed command replays without the model.
+#[test]
+fn replay_divergence_page() {
+    let pages = examples(Code::PipelineReplayDivergence.explanation()).unwrap();
+    let scratch = Scratch::new("page-divergence");
+    let sandbox_of = |example: &Example| {
+        let command = example
+            .extra
+            .iter()
+            .find(|(info, _)| info == "sh command")
+            .map(|(_, block)| block.clone())
+            .expect("a ```sh command block");
+        assert!(command.contains("--run-id run_7f3"), "{command}");
+        if command.contains("--sandbox none") { little_sandbox::Mode::None } else { little_sandbox::Mode::Bwrap }
+    };
+    assert_eq!(input_of(&pages.fixed), input_of(&pages.failing));
+    assert_eq!(pages.fixed.document, pages.failing.document, "only the command differs");
+    scratch.write("definition.json", &pages.fixed.document);
+    scratch.write("input.json", input_of(&pages.fixed));
+    let server = common::model::scripted(vec![common::model::submit("s1", common::model::good_lwir())]);
+    let config = scratch.provider(&server.base_url(), true);
+    let run = |sandbox| {
+        let mut options = scratch.harness_options(&config);
+        options.sandbox = sandbox;
+        scratch.plan_builtin("run_7f3", options, 3)
+    };
+    registered(run(sandbox_of(&pages.fixed)));
+    assert_eq!(blocked_codes(run(sandbox_of(&pages.failing))), [Code::PipelineReplayDivergence]);
+    let replayed = registered(run(sandbox_of(&pages.fixed)));
+    assert_eq!((replayed.session.model_calls, replayed.session.model_replayed), (0, 1));
+    assert_eq!(server.request_count(), 1);
+}

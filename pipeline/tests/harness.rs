@@ -128,6 +128,12 @@ fn full_session(stream: bool) {
     assert_eq!((again.session.model_replayed, again.session.tool_replayed), (4, 4));
     assert!(!s.scratch_dir("run_h").join("draft.txt").exists(), "bash did not run again");
     assert_eq!(s.events("run_h").len(), expected.len(), "nothing appended");
+    // A finished session replays to its recorded end whatever the bounds are now.
+    let mut tight = s.harness_options(&config);
+    tight.max_turns = 1;
+    let replayed = registered(s.plan_builtin("run_h", tight, 1));
+    assert_eq!(replayed.registration.workflow_version, lock.workflow_version);
+    assert_eq!(s.events("run_h").len(), expected.len(), "nothing appended");
 }
 
 #[test]
@@ -158,9 +164,13 @@ fn a_model_that_never_submits_fails_at_max_turns() {
     assert_eq!(last.as_array().unwrap().iter().filter(|m| m["role"] == "user").count(), 3);
     let kinds: Vec<String> = s.events("run_t").into_iter().map(|e| e.kind).collect();
     assert_eq!(kinds[kinds.len() - 2..], [events::SESSION_FAILED, events::RUN_FAILED]);
-    // Replayed: the same failure, nothing sent, nothing appended.
+    // Replayed, even with a larger bound now: the same failure, nothing sent, nothing appended.
     let length = kinds.len();
-    assert!(matches!(s.plan_builtin("run_t", options, 3), Err(Failure::Failed { .. })));
+    options.max_turns = 10;
+    let Err(Failure::Failed { reason: again, .. }) = s.plan_builtin("run_t", options, 3) else {
+        panic!("the failure is replayed")
+    };
+    assert_eq!(again, reason);
     assert_eq!(server.request_count(), 3);
     assert_eq!(s.events("run_t").len(), length);
 }

@@ -10,8 +10,9 @@ use super::filesystem::SessionFiles;
 use crate::capabilities::Capabilities;
 use crate::outer_loop::OuterLoop;
 
-/// The system prompt of a plan session.
-pub fn plan_system(capabilities: &Capabilities, files: &SessionFiles, max_attempts: u32) -> String {
+/// The system prompt of a plan session. It names no bound (turns, attempts, time limits):
+/// those may change when a run is resumed, and a resumed session must send what it sent.
+pub fn plan_system(capabilities: &Capabilities, files: &SessionFiles) -> String {
     let definition = &capabilities.definition;
     let scratch = files.workdir.display();
     let mut prompt = String::new();
@@ -30,13 +31,12 @@ LWIR is JSON: `{{\"apiVersion\": \"littleworkflow.dev/v0.1\", \"kind\": \"Workfl
 - Strings under `with` may hold templates `{{{{ input.FIELD }}}}` or `{{{{ steps.ID.output.FIELD }}}}`, where ID is in the step's transitive `needs`.
 
 Tools:
-- `bash` runs one command in your scratch directory `{scratch}` (no network; {timeout} s a call; 64 KiB of output kept). Test code there before you embed it.
+- `bash` runs one command in your scratch directory `{scratch}` (no network; a time limit a call; 64 KiB of each output kept). Test code there before you embed it.
 - `validate_lwir` checks an LWIR and returns its findings without submitting it.
-- `submit_lwir` submits the LWIR. When it is valid the session ends; otherwise you get the findings (`code`, `path`, `message`): repair what they name and submit again. At most {max_attempts} submissions may be refused.
+- `submit_lwir` submits the LWIR. When it is valid the session ends; otherwise you get the findings (`code`, `path`, `message`): repair what they name and submit again. Only a few submissions may be refused: validate first.
 Pass the LWIR as a JSON object in the `lwir` argument.
 ",
         id = definition.id,
-        timeout = files.sandbox.timeout.as_secs(),
     ));
     push_shared(&mut prompt, capabilities, &definition.planner.skills, files);
     prompt

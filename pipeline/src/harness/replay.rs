@@ -187,18 +187,28 @@ pub fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
 }
 
 /// `pipeline.replay_divergence`: the resumed session asked for something other than what
-/// the log holds at this point; nothing was sent or run.
-pub fn divergence(log: &std::path::Path, run_id: &str, what: String, field: &str, recorded_seq: u64) -> Failure {
+/// the log holds at this point; nothing was sent or run. `field` is the first part that
+/// differs, when the recorded parts tell it.
+pub fn divergence(
+    log: &std::path::Path,
+    run_id: &str,
+    what: String,
+    field: Option<&str>,
+    recorded_seq: u64,
+) -> Failure {
+    let (place, path) = match field {
+        Some(field) => (format!("first at `{field}`"), format!("$.{field}")),
+        None => ("though its recorded parts match (the log's hash of it does not)".to_string(), "$".to_string()),
+    };
     let message = format!(
         "{what} differs from the one recorded for run `{run_id}` (event {recorded_seq} of the log), \
-         first at `{field}`; nothing was sent or run"
+         {place}; nothing was sent or run"
     );
-    let diagnostic =
-        Diagnostic::new(Code::PipelineReplayDivergence, message).with_path(format!("$.{field}")).with_help(Some(
-            "resume the run with the definition, harness, sandbox and settings it was recorded with, \
-             or start a new run with another `--run-id`"
-                .to_string(),
-        ));
+    let diagnostic = Diagnostic::new(Code::PipelineReplayDivergence, message).with_path(path).with_help(Some(
+        "resume the run with the definition, harness, sandbox and settings it was recorded with, \
+         or start a new run with another `--run-id`"
+            .to_string(),
+    ));
     Failure::Blocked(vec![Located { path: log.display().to_string(), text: "".into(), diagnostics: vec![diagnostic] }])
 }
 

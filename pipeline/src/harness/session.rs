@@ -116,6 +116,16 @@ impl Session<'_> {
             let after = self.history.last_seq;
             self.append(events::SESSION_RESUMED, json!({ "afterSeq": after }))?;
         }
+        // A finished session replays to its recorded end whatever the bounds are now: a
+        // completed one to its accepted submission, a failed one under the bounds it failed by.
+        let (max_turns, max_attempts) = match (&self.history.completed, &self.history.failed) {
+            (Some(_), _) => (u32::MAX, u32::MAX),
+            (None, Some(failed)) => {
+                let bound = |key, now| failed.u64(key).and_then(|n| u32::try_from(n).ok()).unwrap_or(now);
+                (bound("maxTurns", self.spec.max_turns), bound("maxAttempts", self.spec.max_attempts))
+            }
+            (None, None) => (self.spec.max_turns, self.spec.max_attempts),
+        };
         let tools = toolbox.descriptors();
         let mut messages = vec![
             json!({ "role": "system", "content": self.spec.system }),
@@ -123,7 +133,7 @@ impl Session<'_> {
         ];
         let mut attempts = 0u32;
         let mut last_refused = None;
-        for turn in 1..=u64::from(self.spec.max_turns) {
+        for turn in 1..=u64::from(max_turns) {
             self.stats.turns = turn;
             let body = json!({
                 "model": self.spec.model,
@@ -160,13 +170,12 @@ impl Session<'_> {
                     Verdict::Refused => {
                         attempts += 1;
                         last_refused = Some(arguments);
-                        if attempts >= self.spec.max_attempts {
+                        if attempts >= max_attempts {
                             let reason = format!(
-                                "{attempts} submission{} refused with findings (`--max-attempts {}`)",
+                                "{attempts} submission{} refused with findings (at most {max_attempts})",
                                 if attempts == 1 { " was" } else { "s were" },
-                                self.spec.max_attempts
                             );
-                            return self.fail(reason, turn, attempts, last_refused);
+                            return self.fail(reason, (turn, max_turns, max_attempts), attempts, last_refused);
                         }
                     }
                     Verdict::Other => {}
@@ -174,11 +183,10 @@ impl Session<'_> {
             }
         }
         let reason = format!(
-            "no submission was accepted within {} model call{} (`--max-turns`)",
-            self.spec.max_turns,
-            if self.spec.max_turns == 1 { "" } else { "s" }
+            "no submission was accepted within {max_turns} model call{} (`--max-turns`)",
+            if max_turns == 1 { "" } else { "s" }
         );
-        self.fail(reason, u64::from(self.spec.max_turns), attempts, last_refused)
+        self.fail(reason, (u64::from(max_turns), max_turns, max_attempts), attempts, last_refused)
     }
 
     /// Appends an event of this session (its role and cycle added).
@@ -188,16 +196,29 @@ impl Session<'_> {
         self.log.append(kind, payload).map(|_| ()).map_err(Failure::Tool)
     }
 
+    /// Ends the session as failed at `turn` under the bounds `(turn, max_turns,
+    /// max_attempts)`; a replayed failure keeps its recorded reason and appends nothing.
     fn fail(
         &mut self,
         reason: String,
-        turns: u64,
+        (turn, max_turns, max_attempts): (u64, u32, u32),
         attempts: u32,
         last_refused: Option<Value>,
     ) -> Result<SessionEnd, Failure> {
-        if self.history.failed.is_none() {
-            self.append(events::SESSION_FAILED, json!({ "reason": reason, "turns": turns, "attempts": attempts }))?;
+        if let Some(failed) = &self.history.failed {
+            let reason = failed.str("reason").map_or(reason, str::to_string);
+            return Ok(SessionEnd::Failed { reason, last_refused });
         }
+        self.append(
+            events::SESSION_FAILED,
+            json!({
+                "reason": reason,
+                "turns": turn,
+                "attempts": attempts,
+                "maxTurns": max_turns,
+                "maxAttempts": max_attempts,
+            }),
+        )?;
         Ok(SessionEnd::Failed { reason, last_refused })
     }
 
@@ -207,12 +228,12 @@ impl Session<'_> {
         let request = fingerprint(body);
         match self.history.model_call(turn) {
             Some(recorded) if recorded.request_hash != request_hash => {
-                let field = first_difference(&recorded.fingerprint, &request).unwrap_or_else(|| "messages".to_string());
+                let field = first_difference(&recorded.fingerprint, &request);
                 return Err(divergence(
                     self.log.path(),
                     self.log.run_id(),
                     format!("the model request of turn {turn}"),
-                    &field,
+                    field.as_deref(),
                     recorded.seq,
                 ));
             }
@@ -296,7 +317,7 @@ impl Session<'_> {
                     self.log.path(),
                     self.log.run_id(),
                     format!("tool call {call_id} (turn {turn})"),
-                    field,
+                    Some(field),
                     recorded.seq,
                 ));
             }
