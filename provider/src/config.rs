@@ -113,7 +113,7 @@ impl Config {
                 toml_key(id)
             );
             if !self.providers.is_empty() {
-                let known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
+                let known: Vec<String> = self.providers.keys().map(|k| format!("[providers.{}]", toml_key(k))).collect();
                 let _ = write!(message, "\n(the file has {})", known.join(", "));
             }
             message

@@ -208,7 +208,7 @@ fn a_missing_provider_names_the_table_to_add() {
         Config::parse(Path::new("/x/little.toml"), "[providers.local]\nbase_url = \"http://localhost/v1\"\n").unwrap();
     assert_eq!(
         config.provider("openai").unwrap_err(),
-        "the provider `openai` has no table in little.toml (/x/little.toml): add\n[providers.openai]\nbase_url = \"https://…/v1\"\n(the file has local)"
+        "the provider `openai` has no table in little.toml (/x/little.toml): add\n[providers.openai]\nbase_url = \"https://…/v1\"\n(the file has [providers.local])"
     );
     let empty = Config::parse(Path::new("/x/little.toml"), "").unwrap();
     assert_eq!(
