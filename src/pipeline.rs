@@ -189,7 +189,7 @@ pub struct EventsArgs {
     format: EventsFormat,
 }
 
-/// `90s`, `5m`, `500ms`, or plain seconds; a time limit longer than zero.
+/// `500ms`, `90s`, `5m`, `1h`, or plain seconds; a time limit longer than zero.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = parse_duration_or_zero(text)?;
     if duration.is_zero() {
@@ -198,20 +198,11 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(duration)
 }
 
-/// A duration that may be zero (`--lock-wait 0`: do not wait).
+/// A duration that may be zero (`--lock-wait 0`: do not wait); the same forms as
+/// `little.toml`'s `timeout`.
 fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => text.split_at(i),
-        None => (text, "s"),
-    };
-    let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a duration (e.g. 500ms, 90s, 5m)"))?;
-    match unit {
-        "ms" => Ok(Duration::from_millis(n)),
-        "s" => Ok(Duration::from_secs(n)),
-        "m" => Ok(Duration::from_secs(n.saturating_mul(60))),
-        _ => Err(format!("`{text}` is not a duration (units: ms, s, m)")),
-    }
+    little_provider::config::parse_duration(text)
+        .ok_or_else(|| format!("`{text}` is not a duration (e.g. 500ms, 90s, 5m, 1h)"))
 }
 
 fn write_err(e: std::io::Error) -> String {
@@ -495,7 +486,9 @@ mod tests {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
         assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("5h").is_err());
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert!(parse_duration("5d").is_err());
+        assert_eq!(parse_duration_or_zero("0"), Ok(Duration::ZERO));
         assert!(parse_duration("soon").is_err());
     }
 }

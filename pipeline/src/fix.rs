@@ -13,10 +13,12 @@ use serde_json::{Map, Value, json};
 
 use crate::capabilities::{Capabilities, HARNESS_ID, hash, manifest_diff};
 use crate::documents::read_text;
-use crate::events::{self, EventLog};
+use crate::events;
 use crate::harness::filesystem::{self, check_component};
 use crate::harness::replay::History;
-use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats, ToolOutcome, Toolbox, Verdict};
+use crate::harness::session::{
+    self, SessionEnd, SessionSpec, SessionStats, ToolOutcome, Toolbox, Verdict, submission_verdict,
+};
 use crate::harness::tools::{run_bash, tool_error};
 use crate::harness::{HarnessOptions, Observer, prompt};
 use crate::register::{Validation, validate};
@@ -97,15 +99,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     });
     let manifest_hash = hash(&manifest);
 
-    let mut log =
-        EventLog::open(request.events, run_id, request.lock_wait, &mut |m| observer.note(m)).map_err(Failure::Tool)?;
-    if log.truncated_bytes > 0 {
-        observer.note(&format!(
-            "warning: the event log `{}` ended in a torn line ({} bytes, from an interrupted write); it was cut off",
-            request.events.display(),
-            log.truncated_bytes
-        ));
-    }
+    let mut log = crate::plan::open_log(request.events, run_id, request.lock_wait, observer)?;
     let history = History::of(&log.events, ROLE, 1);
     if let Some(started) = &history.started
         && started.str("manifestHash") != Some(manifest_hash.as_str())
@@ -380,11 +374,7 @@ impl Toolbox for FixToolbox<'_> {
     }
 
     fn verdict(&self, tool: &str, result: &Value) -> Verdict {
-        match (tool, result.get("valid").and_then(Value::as_bool)) {
-            ("submit_fix", Some(true)) => Verdict::Accepted,
-            ("submit_fix", Some(false)) => Verdict::Refused,
-            _ => Verdict::Other,
-        }
+        submission_verdict("submit_fix", tool, result)
     }
 
     fn nudge(&self) -> String {

@@ -93,15 +93,7 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     let outer_loop =
         request.outer_loop.map(|path| load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;
     let cycle = cycle_of(outer_loop.as_ref());
-    let mut log =
-        EventLog::open(request.events, run_id, request.lock_wait, &mut |m| observer.note(m)).map_err(Failure::Tool)?;
-    if log.truncated_bytes > 0 {
-        observer.note(&format!(
-            "warning: the event log `{}` ended in a torn line ({} bytes, from an interrupted write); it was cut off",
-            request.events.display(),
-            log.truncated_bytes
-        ));
-    }
+    let mut log = open_log(request.events, run_id, request.lock_wait, observer)?;
 
     // Stage 2, then the registry half of stage 3.
     let input = match load_input(&db, request.input, &loaded.definition) {
@@ -320,6 +312,25 @@ impl HarnessRun<'_> {
             }
         }
     }
+}
+
+/// Opens a run's log for appending, telling the user of a wait for its lock and of a torn
+/// last line cut off.
+pub(crate) fn open_log(
+    path: &Path,
+    run_id: &str,
+    wait: Duration,
+    observer: &mut dyn Observer,
+) -> Result<EventLog, Failure> {
+    let log = EventLog::open(path, run_id, wait, &mut |m| observer.note(m)).map_err(Failure::Tool)?;
+    if log.truncated_bytes > 0 {
+        observer.note(&format!(
+            "warning: the event log `{}` ended in a torn line ({} bytes, from an interrupted write); it was cut off",
+            path.display(),
+            log.truncated_bytes
+        ));
+    }
+    Ok(log)
 }
 
 fn append(log: &mut EventLog, kind: &str, payload: Value) -> Result<(), Failure> {

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use little_diagnostics::{Code, Diagnostic};
 use serde_json::{Map, Value, json};
 
+use super::session::ToolOutcome;
 use crate::capabilities::hash;
 use crate::events::{self, Event};
 use crate::{Failure, Located};
@@ -32,19 +33,12 @@ pub struct RecordedModelCall {
     pub end: Option<ModelEnd>,
 }
 
-/// How a recorded tool call ended: its result or its error, as the model saw it.
-#[derive(Clone, Debug)]
-pub enum ToolEnd {
-    Succeeded(Value),
-    Failed(Value),
-}
-
 #[derive(Clone, Debug)]
 pub struct RecordedToolCall {
     pub seq: u64,
     pub tool: String,
     pub arguments: Value,
-    pub end: Option<ToolEnd>,
+    pub end: Option<ToolOutcome>,
 }
 
 /// The recorded events of one session (a run, a cycle, a role).
@@ -111,9 +105,9 @@ impl History {
                     if let Some(call) = history.tool_calls.get_mut(&call_id()) {
                         let outcome = |key| event.payload.get(key).cloned().unwrap_or(Value::Null);
                         call.end = Some(if event.kind == events::TOOL_SUCCEEDED {
-                            ToolEnd::Succeeded(outcome("result"))
+                            ToolOutcome::Succeeded(outcome("result"))
                         } else {
-                            ToolEnd::Failed(outcome("error"))
+                            ToolOutcome::Failed(outcome("error"))
                         });
                     }
                 }

@@ -10,7 +10,7 @@ use little_provider::{Client, Progress};
 use serde_json::{Value, json};
 
 use super::observer::Observer;
-use super::replay::{History, ModelEnd, ToolEnd, divergence, fingerprint, first_difference};
+use super::replay::{History, ModelEnd, divergence, fingerprint, first_difference};
 use crate::Failure;
 use crate::capabilities::{canonical_text, hash};
 use crate::events::{self, EventLog};
@@ -42,6 +42,25 @@ pub enum ToolOutcome {
     Succeeded(Value),
     /// An error the model sees (unknown tool, bad arguments); the run goes on.
     Failed(Value),
+}
+
+impl ToolOutcome {
+    /// The result, or the error.
+    pub fn as_result(&self) -> Result<&Value, &Value> {
+        match self {
+            ToolOutcome::Succeeded(result) => Ok(result),
+            ToolOutcome::Failed(error) => Err(error),
+        }
+    }
+}
+
+/// What a submission's result says, for a toolbox whose tool `submit` submits: `{ valid }`.
+pub fn submission_verdict(submit: &str, tool: &str, result: &Value) -> Verdict {
+    match result.get("valid").and_then(Value::as_bool) {
+        Some(true) if tool == submit => Verdict::Accepted,
+        Some(false) if tool == submit => Verdict::Refused,
+        _ => Verdict::Other,
+    }
 }
 
 /// What a successful tool result means to the session.
@@ -157,12 +176,12 @@ impl Session<'_> {
                     other => other.to_string(),
                 };
                 let (arguments, end) = self.tool_call(turn, &call_id, tool, &raw, toolbox)?;
-                let content = match &end {
-                    ToolEnd::Succeeded(result) => canonical_text(result),
-                    ToolEnd::Failed(error) => canonical_text(&json!({ "error": error })),
+                let content = match end.as_result() {
+                    Ok(result) => canonical_text(result),
+                    Err(error) => canonical_text(&json!({ "error": error })),
                 };
                 messages.push(json!({ "role": "tool", "tool_call_id": call["id"], "content": content }));
-                let ToolEnd::Succeeded(result) = &end else { continue };
+                let ToolOutcome::Succeeded(result) = &end else { continue };
                 match toolbox.verdict(tool, result) {
                     Verdict::Accepted => {
                         return Ok(SessionEnd::Submitted { turn, call_id, arguments, attempts: attempts + 1 });
@@ -306,7 +325,7 @@ impl Session<'_> {
         tool: &str,
         raw: &str,
         toolbox: &mut dyn Toolbox,
-    ) -> Result<(Value, ToolEnd), Failure> {
+    ) -> Result<(Value, ToolOutcome), Failure> {
         let (arguments, problem) = read_arguments(raw);
         match self.history.tool_call(call_id) {
             Some(recorded)
@@ -325,11 +344,7 @@ impl Session<'_> {
                 if let Some(end) = recorded.end.clone() {
                     self.stats.tool_replayed += 1;
                     self.observer.tool_started(call_id, tool, &arguments, true);
-                    let outcome = match &end {
-                        ToolEnd::Succeeded(result) => Ok(result),
-                        ToolEnd::Failed(error) => Err(error),
-                    };
-                    self.observer.tool_ended(call_id, tool, outcome, true);
+                    self.observer.tool_ended(call_id, tool, end.as_result(), true);
                     return Ok((arguments, end));
                 }
                 // In flight when the run stopped: run again (at least once), announced already.
@@ -349,28 +364,16 @@ impl Session<'_> {
         };
         self.stats.tool_runs += 1;
         let duration = millis(begun.elapsed());
-        let end = match outcome {
-            ToolOutcome::Succeeded(result) => {
-                self.append(
-                    events::TOOL_SUCCEEDED,
-                    json!({ "callId": call_id, "tool": tool, "result": result, "durationMs": duration }),
-                )?;
-                ToolEnd::Succeeded(result)
-            }
-            ToolOutcome::Failed(error) => {
-                self.append(
-                    events::TOOL_FAILED,
-                    json!({ "callId": call_id, "tool": tool, "error": error, "durationMs": duration }),
-                )?;
-                ToolEnd::Failed(error)
-            }
+        let (kind, field) = match &outcome {
+            ToolOutcome::Succeeded(_) => (events::TOOL_SUCCEEDED, "result"),
+            ToolOutcome::Failed(_) => (events::TOOL_FAILED, "error"),
         };
-        let outcome = match &end {
-            ToolEnd::Succeeded(result) => Ok(result),
-            ToolEnd::Failed(error) => Err(error),
+        let value = match &outcome {
+            ToolOutcome::Succeeded(value) | ToolOutcome::Failed(value) => value,
         };
-        self.observer.tool_ended(call_id, tool, outcome, false);
-        Ok((arguments, end))
+        self.append(kind, json!({ "callId": call_id, "tool": tool, field: value, "durationMs": duration }))?;
+        self.observer.tool_ended(call_id, tool, outcome.as_result(), false);
+        Ok((arguments, outcome))
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::observer::Observer;
 use super::prompt;
-use super::session::{ToolOutcome, Toolbox, Verdict};
+use super::session::{ToolOutcome, Toolbox, Verdict, submission_verdict};
 use crate::capabilities::Capabilities;
 use crate::register::{Validation, validate};
 
@@ -88,11 +88,7 @@ impl Toolbox for PlanToolbox<'_> {
     }
 
     fn verdict(&self, tool: &str, result: &Value) -> Verdict {
-        match (tool, result.get("valid").and_then(Value::as_bool)) {
-            ("submit_lwir", Some(true)) => Verdict::Accepted,
-            ("submit_lwir", Some(false)) => Verdict::Refused,
-            _ => Verdict::Other,
-        }
+        submission_verdict("submit_lwir", tool, result)
     }
 
     fn nudge(&self) -> String {
