@@ -187,7 +187,14 @@ Tools:
     };
     let mut toolbox =
         FixToolbox { sandbox: files.sandbox.clone(), capabilities: &capabilities, lwir: &lwir, step_index: step.index };
-    let (end, stats) = session::run(&mut log, &spec, client.as_ref(), &mut toolbox, observer)?;
+    let (end, stats) = match session::run(&mut log, &spec, client.as_ref(), &mut toolbox, observer) {
+        Ok(ended) => ended,
+        // A divergence is recorded, so that `little events` shows why the run stopped.
+        Err(failure) if failure.has_code(little_diagnostics::Code::PipelineReplayDivergence) => {
+            return Err(crate::plan::run_failed(&mut log, 1, "replay_divergence", failure));
+        }
+        Err(failure) => return Err(failure),
+    };
     match end {
         SessionEnd::Submitted { turn, call_id, arguments, attempts } => {
             let (repaired, validation) = toolbox.repaired(&arguments).map_err(|_| {
@@ -223,7 +230,11 @@ Tools:
             })
         }
         SessionEnd::Failed { reason, last_refused } => {
-            if !log.events.iter().any(|e| e.kind == events::RUN_FAILED) {
+            if !log
+                .events
+                .iter()
+                .any(|e| e.kind == events::RUN_FAILED && e.str("causeCode") == Some("fixer_session_failed"))
+            {
                 log.append(
                     events::RUN_FAILED,
                     json!({ "causeCode": "fixer_session_failed", "message": reason, "cycle": 1 }),

@@ -295,7 +295,11 @@ impl HarnessRun<'_> {
                 })
             }
             SessionEnd::Failed { reason, last_refused } => {
-                let recorded = log.events.iter().any(|e| e.kind == events::RUN_FAILED && e.cycle() == self.cycle);
+                let recorded = log.events.iter().any(|e| {
+                    e.kind == events::RUN_FAILED
+                        && e.cycle() == self.cycle
+                        && e.str("causeCode") == Some("planner_session_failed")
+                });
                 if !recorded {
                     append(
                         log,
@@ -362,7 +366,7 @@ fn append_started(
 }
 
 /// Appends `RunFailed` for a failure before the session, and passes the failure on.
-fn run_failed(log: &mut EventLog, cycle: u64, cause: &str, failure: Failure) -> Failure {
+pub(crate) fn run_failed(log: &mut EventLog, cycle: u64, cause: &str, failure: Failure) -> Failure {
     let message = match &failure {
         Failure::Blocked(located) => {
             located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
