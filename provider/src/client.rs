@@ -172,11 +172,19 @@ impl Client {
     /// When every try failed the same way, the error says how: all refused or unresolvable is `Unreachable`, all
     /// timed out is `Timeout`; any other run of failures is `Exhausted`.
     pub fn complete(&self, body: &Value, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Completion, ProviderError> {
-        self.complete_unredacted(body, progress).map_err(|error| match &self.key {
-            // A provider may echo the key in its message; it never leaves the client.
-            Some(key) => error.map_text(|text| text.replace(key.as_str(), "[the API key]")),
-            None => error,
-        })
+        // A provider may echo the key in its message; it never leaves the client, neither in
+        // the error nor in the reason of a retry.
+        let scrub = |text: String| match &self.key {
+            Some(key) => text.replace(key.as_str(), "[the API key]"),
+            None => text,
+        };
+        let mut scrubbed = |event: Progress<'_>| match event {
+            Progress::Retrying { try_number, delay, reason } => {
+                progress(Progress::Retrying { try_number, delay, reason: scrub(reason) })
+            }
+            other => progress(other),
+        };
+        self.complete_unredacted(body, &mut scrubbed).map_err(|error| error.map_text(scrub))
     }
 
     fn complete_unredacted(
