@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod model;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
