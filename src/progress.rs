@@ -80,6 +80,9 @@ impl<W: Write> Observer for Progress<W> {
     }
 
     fn retrying(&mut self, try_number: u32, delay: Duration, reason: &str) {
+        if !self.live {
+            return;
+        }
         self.line(&format!("  try {try_number} failed ({reason}); retrying in {:.1} s", delay.as_secs_f64()));
     }
 

@@ -339,7 +339,7 @@ fn a_retried_error_that_echoes_the_key_does_not_show_it() {
     let server = failing_first(vec![busy], vec![submit("e1", good_lwir())]);
     case.provider(&server.base_url(), "api_key_env = \"LITTLE_E2E_API_KEY\"\n");
     case.env("LITTLE_E2E_API_KEY", &secret);
-    let run = case.plan(&[]);
+    let run = case.plan(&["--progress"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(server.request_count(), 2);
     assert!(run.stderr.contains("try 1 failed"), "the retry is told: {}", run.stderr);
