@@ -246,7 +246,12 @@ Tools:
                 .map(|(_, validation)| Located::from(validation))
                 .into_iter()
                 .collect();
-            Err(Failure::Failed { reason: format!("the fixer session failed: {reason}"), located })
+            let replayed = if stats.model_calls == 0 && stats.tool_runs == 0 {
+                " (replayed from the event log; nothing called)"
+            } else {
+                ""
+            };
+            Err(Failure::Failed { reason: format!("the fixer session failed: {reason}{replayed}"), located })
         }
     }
 }

@@ -312,7 +312,12 @@ impl HarnessRun<'_> {
                     .map(Located::from)
                     .into_iter()
                     .collect();
-                Err(Failure::Failed { reason: format!("the planner session failed: {reason}"), located })
+                let replayed = if stats.model_calls == 0 && stats.tool_runs == 0 {
+                    " (replayed from the event log; nothing called)"
+                } else {
+                    ""
+                };
+                Err(Failure::Failed { reason: format!("the planner session failed: {reason}{replayed}"), located })
             }
         }
     }

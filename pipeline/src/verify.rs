@@ -49,7 +49,7 @@ pub fn verify(lwir: &Path, lock: &Path, definition: Option<&Path>) -> Result<Ver
     if version.hash != locked_hash {
         return Err(Failure::Failed {
             reason: format!(
-                "not verified: the LWIR's WorkflowVersion is {} ({}), the lock's is {locked_hash}: \
+                "the LWIR's WorkflowVersion is {} ({}), the lock's is {locked_hash}: \
                  the LWIR was changed after it was locked, or belongs to another lock",
                 version.id, version.hash
             ),

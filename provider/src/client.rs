@@ -385,6 +385,10 @@ fn read_streamed_answer(
     });
     match end {
         Ok(StreamEnd::Done) => Ok(assembly.finish(progress)),
+        // An event stream that ends before its first data line is how some servers refuse to
+        // stream what was asked (llama.cpp's Python server with tools and `tool_choice`
+        // auto answers 200, then closes): ask again without streaming, as for a 400.
+        Ok(StreamEnd::Eof { data_lines: 0 }) if event_stream => Err(TryFailure::StreamRefused),
         Ok(StreamEnd::Eof { data_lines }) if event_stream || data_lines > 0 => Err(TryFailure::Transient {
             reason: format!("the stream from {url} was cut before `data: [DONE]` (after {data_lines} data lines)"),
             retry_after: None,

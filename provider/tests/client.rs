@@ -168,6 +168,23 @@ fn a_provider_that_refuses_streams_is_asked_again_without_and_never_again_with()
 }
 
 #[test]
+fn an_event_stream_closed_before_any_data_is_asked_again_without_streaming() {
+    // llama.cpp's Python server with tools and `tool_choice` auto: 200, then nothing.
+    let server = ScriptedServer::start(vec![Reply::RawStream(Vec::new()), answer(), answer()]);
+    let client = client(&server.base_url());
+    let first = complete(&client, &mut Events::default()).unwrap();
+    assert_eq!(first.message, expected_message());
+    assert!(!first.streamed);
+    let second = complete(&client, &mut Events::default()).unwrap();
+    assert!(!second.streamed, "the provider is not asked to stream again");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].body["stream"], json!(true));
+    assert_eq!(requests[1].body, request());
+    assert_eq!(requests[2].body, request());
+}
+
+#[test]
 fn a_429_with_retry_after_waits_that_long_and_then_succeeds() {
     let server = ScriptedServer::start(vec![
         Reply::Status { status: 429, message: "Rate limit reached".into(), retry_after: Some(1) },

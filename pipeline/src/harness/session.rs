@@ -390,10 +390,12 @@ fn read_arguments(raw: &str) -> (Value, Option<String>) {
     }
 }
 
-/// The assistant message as the session records and sends it back: the role, the text,
-/// and each tool call with an id (a provider that sends none gets `call_<turn>_<n>`).
+/// The assistant message as the session records and sends it back: the role, the text
+/// (`""` when there is none: servers such as llama.cpp's refuse a `null` content, which
+/// OpenAI's API allows), and each tool call with an id (a provider that sends none gets
+/// `call_<turn>_<n>`).
 fn normalized_message(message: Value, turn: u64) -> Value {
-    let content = message.get("content").cloned().filter(|c| c.is_string()).unwrap_or(Value::Null);
+    let content = message.get("content").cloned().filter(|c| c.is_string()).unwrap_or(json!(""));
     let mut normalized = json!({ "role": "assistant", "content": content });
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty()) {
         let calls: Vec<Value> = calls
@@ -450,7 +452,7 @@ mod tests {
         );
         assert_eq!(
             message,
-            json!({ "role": "assistant", "content": null, "tool_calls": [
+            json!({ "role": "assistant", "content": "", "tool_calls": [
                 { "id": "call_3_1", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"ls\"}" } },
                 { "id": "x", "type": "function", "function": { "name": "bash", "arguments": "{}" } },
             ] })
