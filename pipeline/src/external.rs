@@ -3,7 +3,16 @@
 //! at a time. An attempt with `harness.model.responded` is fast-forwarded (its recorded
 //! output and findings reused); an attempt with `harness.model.called` and no response (a
 //! crash, a kill, a timeout) is the one in flight and runs again.
+//!
+//! The tool events a planner reports are recorded with the harness's own `runId`, `seq`,
+//! `cycle`, `attempt`, `role` and `caller` (SPEC §7.2), and a harness `callId`
+//! `a<attempt>.<n>`; the planner's call id, which pairs its started and ended events, is
+//! kept as `plannerCallId`. An event the log could not read back (too deep, too large) is
+//! refused with a warning and the run goes on; a failed write ends the run. A planner's
+//! stdout past [`planner::MAX_OUTPUT`] fails its attempt (`harness.model.failed`), and
+//! nothing of it is recorded.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -12,7 +21,7 @@ use crate::capabilities::{Capabilities, hash};
 use crate::events::{self, EventLog};
 use crate::harness::Observer;
 use crate::outer_loop::OuterLoop;
-use crate::planner::{self, Ended};
+use crate::planner::{self, Ended, ProcessRecord, Report};
 use crate::register::{Validation, validate};
 use crate::{Failure, Located};
 
@@ -27,8 +36,77 @@ pub struct Attempts {
 }
 
 /// The fields of a planner's event that are the harness's own (SPEC §7.2): a planner's
-/// values for them are dropped.
-const HARNESS_FIELDS: &[&str] = &["runId", "seq", "cycle", "turn", "callId", "caller", "attempt", "role"];
+/// values for them are dropped (its `callId` is kept as `plannerCallId`).
+const HARNESS_FIELDS: &[&str] =
+    &["runId", "seq", "cycle", "turn", "callId", "caller", "attempt", "role", "plannerCallId"];
+
+/// The harness's call ids of one attempt's reported tool calls: `a<attempt>.<n>`, `n`
+/// counting the planner's distinct call ids in order of first appearance. An attempt run
+/// again (it was in flight) goes on from the calls its earlier run recorded, so a call id
+/// names one call in the run's cycle. An event without a call id is a call of its own.
+struct CallIds {
+    attempt: u64,
+    next: u64,
+    seen: HashMap<String, u64>,
+}
+
+impl CallIds {
+    fn new(attempt: u64, recorded: &[events::Event]) -> CallIds {
+        let prefix = format!("a{attempt}.");
+        let earlier = recorded
+            .iter()
+            .filter(|e| e.attempt() == Some(attempt) && events::PLANNER_TOOL_EVENTS.contains(&e.kind.as_str()))
+            .filter_map(|e| e.str("callId")?.strip_prefix(&prefix)?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        CallIds { attempt, next: earlier + 1, seen: HashMap::new() }
+    }
+
+    /// The payload of a reported event: the planner's fields but the harness's, then the
+    /// harness's own values.
+    fn payload(&mut self, fields: Value, cycle: u64) -> Value {
+        let Value::Object(mut fields) = fields else { return json!({}) };
+        let planner_call = fields.remove("callId");
+        let mut payload = serde_json::Map::new();
+        payload.extend(fields.into_iter().filter(|(key, _)| !HARNESS_FIELDS.contains(&key.as_str())));
+        let n = match &planner_call {
+            Some(id) => {
+                let next = &mut self.next;
+                *self.seen.entry(id.to_string()).or_insert_with(|| {
+                    *next += 1;
+                    *next - 1
+                })
+            }
+            None => {
+                self.next += 1;
+                self.next - 1
+            }
+        };
+        payload.insert("role".into(), json!(crate::plan::ROLE));
+        payload.insert("attempt".into(), json!(self.attempt));
+        payload.insert("caller".into(), json!("model"));
+        payload.insert("cycle".into(), json!(cycle));
+        payload.insert("callId".into(), json!(format!("a{}.{n}", self.attempt)));
+        if let Some(id) = planner_call {
+            payload.insert("plannerCallId".into(), id);
+        }
+        Value::Object(payload)
+    }
+}
+
+/// Why the log could not hold a planner's event (the bounds `EventLog::append` enforces),
+/// or `None`.
+fn unrecordable(payload: &Value) -> Option<String> {
+    if events::depth(payload) > events::MAX_DEPTH {
+        return Some(format!("it is nested deeper than the event log holds ({} levels)", events::MAX_DEPTH));
+    }
+    // The line also holds the run id, seq and type: a little slack.
+    let len = serde_json::to_vec(payload).map_or(usize::MAX, |v| v.len());
+    if len + 4096 > events::MAX_EVENT_BYTES {
+        return Some(format!("it is larger than an event may be ({} MiB)", events::MAX_EVENT_BYTES >> 20));
+    }
+    None
+}
 
 #[allow(clippy::too_many_arguments)]
 pub fn run_attempts(
@@ -44,6 +122,16 @@ pub fn run_attempts(
     observer: &mut dyn Observer,
 ) -> Result<Attempts, Failure> {
     let run_id = log.run_id().to_string();
+    // A planner group that an earlier `little` of this run left running (it was killed
+    // outright: no handler ran) goes before anything else runs or replays.
+    let record = ProcessRecord::new(log.path(), &run_id);
+    match record.kill_leftover() {
+        Ok(Some(pgid)) => observer.note(&format!(
+            "killed the planner processes an earlier `little plan` of run `{run_id}` left running (process group {pgid})"
+        )),
+        Ok(None) => {}
+        Err(e) => observer.note(&format!("warning: {e}")),
+    }
     let recorded: Vec<events::Event> =
         log.events.iter().filter(|e| e.cycle() == cycle && e.role() == crate::plan::ROLE).cloned().collect();
     let mut planner_runs = 0;
@@ -88,24 +176,32 @@ pub fn run_attempts(
             ("LITTLE_CYCLE", cycle.to_string()),
         ];
         planner_runs += 1;
-        let output = planner::run(
-            command,
-            task_text.as_bytes(),
-            &env,
-            timeout,
-            |kind, fields| {
-                let mut payload = serde_json::Map::new();
-                if let Value::Object(fields) = fields {
-                    payload.extend(fields.into_iter().filter(|(key, _)| !HARNESS_FIELDS.contains(&key.as_str())));
+        let mut calls = CallIds::new(attempt, &recorded);
+        let output = planner::run(command, task_text.as_bytes(), &env, timeout, Some(&record), &mut |report| {
+            match report {
+                Report::Event(kind, fields) => {
+                    let payload = calls.payload(fields, cycle);
+                    // What the log could not read back is refused (SPEC §7.2: nothing a planner
+                    // says can break the log): a warning, and the run goes on. A failed write is
+                    // the log's failure, and ends the run.
+                    if let Some(why) = unrecordable(&payload) {
+                        observer.note(&format!(
+                            "warning: a planner `{kind}` event of attempt {attempt} was not recorded: {why}"
+                        ));
+                        return Ok(());
+                    }
+                    log.append(kind, payload).map(|_| ())
                 }
-                payload.insert("role".into(), json!(crate::plan::ROLE));
-                payload.insert("attempt".into(), json!(attempt));
-                payload.insert("caller".into(), json!("model"));
-                payload.insert("cycle".into(), json!(cycle));
-                log.append(kind, Value::Object(payload)).map(|_| ())
-            },
-            |line| observer.note(&format!("planner: {line}")),
-        )
+                Report::Stderr(line) => {
+                    observer.note(&format!("planner: {line}"));
+                    Ok(())
+                }
+                Report::Warning(warning) => {
+                    observer.note(&warning);
+                    Ok(())
+                }
+            }
+        })
         .map_err(Failure::Tool)?;
         let failure = match &output.ended {
             Ended::TimedOut => Some((
@@ -116,16 +212,24 @@ pub fn run_attempts(
                     show_duration(timeout)
                 ),
             )),
-            Ended::Exited(status) if !status.success() => {
+            Ended::Exited(code) if *code != 0 => {
                 let tail = output.stderr_tail.join("\n");
                 Some((
-                    format!("exited with {status}"),
+                    format!("exited with code {code}"),
                     format!(
-                        "the planner failed on attempt {attempt} ({status}){}",
+                        "the planner failed on attempt {attempt} (exit code {code}){}",
                         if tail.is_empty() { String::new() } else { format!(":\n{tail}") }
                     ),
                 ))
             }
+            Ended::Exited(_) if output.oversized => Some((
+                format!("wrote more than {} MiB on stdout", planner::MAX_OUTPUT >> 20),
+                format!(
+                    "the planner wrote more than {} MiB on stdout in attempt {attempt}: an LWIR may be at most that. \
+                     Nothing of it was kept or recorded; resuming run `{run_id}` runs this attempt again",
+                    planner::MAX_OUTPUT >> 20
+                ),
+            )),
             Ended::Exited(_) => None,
         };
         if let Some((reason, message)) = failure {
@@ -136,7 +240,7 @@ pub fn run_attempts(
             .map_err(Failure::Tool)?;
             return Err(Failure::Tool(message));
         }
-        let validation = validate(capabilities, &attempt_path(attempt), &output.stdout);
+        let validation = validate(capabilities, &attempt_path(attempt), output.stdout.as_bytes());
         let valid = !validation.blocking();
         log.append(
             events::MODEL_RESPONDED,
@@ -145,7 +249,7 @@ pub fn run_attempts(
                 "cycle": cycle,
                 "attempt": attempt,
                 "output": &*validation.text,
-                "outputHash": little_hashing::sha256_identity(&output.stdout),
+                "outputHash": little_hashing::sha256_identity(output.stdout.as_bytes()),
                 "valid": valid,
                 "findings": validation.findings_json(),
             }),

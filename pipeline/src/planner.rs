@@ -1,30 +1,57 @@
 //! The planner as a child process.
 //!
 //! `little plan --planner CMD` runs `sh -c CMD` once per attempt, in the current
-//! directory, in a process group of its own. The PlanTask JSON goes to its stdin; it
-//! writes the LWIR to stdout and exits 0. Environment: `LITTLE_RUN_ID`, `LITTLE_ATTEMPT`,
-//! `LITTLE_MAX_ATTEMPTS`. Tool events: a stderr line
+//! directory. The PlanTask JSON goes to its stdin; it writes the LWIR to stdout and exits
+//! 0. Environment: `LITTLE_RUN_ID`, `LITTLE_ATTEMPT`, `LITTLE_MAX_ATTEMPTS`, `LITTLE_CYCLE`.
+//! Tool events: a stderr line
 //! `little-event {"type": "harness.tool_call.started", "callId": "c1", "tool": "bash", ...}`
-//! is recorded in the event log as it arrives (types: `harness.tool_call.started`,
-//! `.succeeded`, `.failed`); every other stderr line is passed through to little's stderr.
-//! When the time limit is crossed the whole process group is killed; when the planner
-//! exits, whatever it left running in its group is killed too.
+//! is handed on as it arrives (types: `harness.tool_call.started`, `.succeeded`,
+//! `.failed`); every other stderr line is passed through to little's stderr.
+//!
+//! The process is `little_sandbox::supervise`'s: a process group of its own that is killed
+//! when the planner exits (what it left running would hold the pipes open) and at the time
+//! limit, after which the call returns within about a second whatever still holds the
+//! pipes; `PR_SET_PDEATHSIG`, so the planner dies with `little`; the group registered for
+//! the signal handler of `little plan`. Every stream is bounded: stdout (the LWIR) at
+//! [`MAX_OUTPUT`] (more is reported, not kept), stderr lines cut at 64 KiB and only the
+//! last few kept. The supervisor hands stdout over as text: bytes that are not UTF-8 arrive
+//! as U+FFFD.
+//!
+//! A planner's grandchildren do not die with `little` when it is killed outright
+//! (`SIGKILL`: no handler runs, and `PR_SET_PDEATHSIG` reaches only the leader). So the
+//! planner records its process group, session and start time, before it runs anything, in
+//! a side file of the run ([`ProcessRecord`]); the next `little plan` of the run kills what
+//! is left of that group. A process that leaves the group (`setsid`) is out of reach.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::FileExt;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The prefix of a tool-event line on the planner's stderr.
 pub const EVENT_PREFIX: &str = "little-event ";
 
+/// The most a planner may write on stdout (the LWIR).
+pub const MAX_OUTPUT: usize = 16 << 20;
+
+/// The longest stderr line the supervisor hands over; a longer one arrives cut here (less
+/// a character split by the cut).
+const MAX_LINE: usize = 64 * 1024;
+
+/// Lines of stderr kept for an error message.
+const STDERR_TAIL: usize = 10;
+
 /// How one planner process ended.
 #[derive(Debug)]
 pub enum Ended {
-    Exited(ExitStatus),
+    /// Its exit code, or 128 + the signal that killed it.
+    Exited(i32),
     TimedOut,
 }
 
@@ -32,133 +59,112 @@ pub enum Ended {
 #[derive(Debug)]
 pub struct PlannerOutput {
     pub ended: Ended,
-    pub stdout: Vec<u8>,
+    /// The LWIR (lossy UTF-8); empty when the planner wrote more than [`MAX_OUTPUT`] bytes.
+    pub stdout: String,
+    /// The planner wrote more than [`MAX_OUTPUT`] bytes on stdout: they were not kept.
+    pub oversized: bool,
     /// The last lines of stderr that were not events (for error messages).
     pub stderr_tail: Vec<String>,
 }
 
-const STDERR_TAIL: usize = 10;
-
-enum Message {
-    Line(String),
-    Stdout(std::io::Result<Vec<u8>>),
+/// What the planner reported, line by line.
+#[derive(Debug)]
+pub enum Report<'a> {
+    /// A tool event: its type and its fields (`type` removed).
+    Event(&'a str, Value),
+    /// A line of stderr that is not an event.
+    Stderr(&'a str),
+    /// A warning about a line (a malformed or overlong event line).
+    Warning(String),
 }
 
-/// Runs the planner once. `on_event` receives each tool event (type, fields) as it is
-/// reported; `on_warning` each malformed event line.
+/// Runs the planner once. `on_report` receives each event, stderr line and warning as it
+/// arrives; an `Err` from it ends the attempt: the planner's group is killed, and the
+/// `Err` is returned once the process is gone.
 pub fn run(
     command: &str,
     task: &[u8],
     env: &[(&str, String)],
     timeout: Duration,
-    mut on_event: impl FnMut(&str, Value) -> Result<(), String>,
-    mut on_stderr: impl FnMut(&str),
+    record: Option<&ProcessRecord>,
+    on_report: &mut dyn FnMut(Report<'_>) -> Result<(), String>,
 ) -> Result<PlannerOutput, String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start the planner `sh -c {command:?}`: {e}"))?;
-    let deadline = Instant::now() + timeout;
-    let (sender, receiver) = mpsc::channel();
-
-    let mut stdin = child.stdin.take().expect("piped");
-    let task = task.to_vec();
-    // A planner that does not read its task and exits closes the pipe: that is its business.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&task);
-    });
-    let mut stdout = child.stdout.take().expect("piped");
-    let out_sender = sender.clone();
-    let out_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let result = stdout.read_to_end(&mut bytes).map(|_| bytes);
-        let _ = out_sender.send(Message::Stdout(result));
-    });
-    let stderr = child.stderr.take().expect("piped");
-    let err_reader = std::thread::spawn(move || {
-        for line in BufReader::new(stderr).split(b'\n') {
-            let Ok(line) = line else { break };
-            if sender.send(Message::Line(String::from_utf8_lossy(&line).into_owned())).is_err() {
-                break;
-            }
+    let mut process = Command::new("sh");
+    process.arg("-c").arg(command).envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+    // The side file, opened here: the planner writes its own record into it before exec.
+    let recording = match record.map(|record| record.prepare(&mut process)).transpose() {
+        Ok(file) => file,
+        Err(error) => {
+            on_report(Report::Warning(format!(
+                "warning: {error}; if `little` is killed, what the planner started is not ended by the next run"
+            )))?;
+            None
         }
-    });
-
-    let mut stdout_bytes = None;
+    };
     let mut tail: Vec<String> = Vec::new();
-    let mut status = None;
-    let mut timed_out = false;
-    let mut handle = |message: Message, tail: &mut Vec<String>, stdout_bytes: &mut Option<_>| -> Result<(), String> {
-        match message {
-            Message::Stdout(result) => *stdout_bytes = Some(result),
-            Message::Line(line) => match line.strip_prefix(EVENT_PREFIX) {
-                Some(json) => match parse_event(json) {
-                    Some((kind, fields)) => on_event(&kind, fields)?,
-                    None => on_stderr(&format!(
-                        "warning: ignored a planner event line that is not {{\"type\": \"harness.tool_call.started|succeeded|failed\", …}}: {line}"
-                    )),
-                },
-                None => {
-                    on_stderr(&line);
-                    tail.push(line);
-                    if tail.len() > STDERR_TAIL {
-                        tail.remove(0);
-                    }
-                }
+    let mut fatal: Option<String> = None;
+    let mut on_line = |line: &str| {
+        if fatal.is_some() {
+            return; // the attempt is over; its group is being killed
+        }
+        let result = match line.strip_prefix(EVENT_PREFIX) {
+            Some(json) => match parse_event(json) {
+                Some((kind, fields)) => on_report(Report::Event(&kind, fields)),
+                None if line.len() + 4 > MAX_LINE => on_report(Report::Warning(format!(
+                    "warning: ignored a planner event line longer than {} KiB (an event line may be at most that): {}…",
+                    MAX_LINE >> 10,
+                    preview(line)
+                ))),
+                None => on_report(Report::Warning(format!(
+                    "warning: ignored a planner event line that is not {{\"type\": \"harness.tool_call.started|succeeded|failed\", …}}: {}",
+                    preview(line)
+                ))),
             },
-        }
-        Ok(())
-    };
-    loop {
-        if status.is_none() {
-            status = child.try_wait().map_err(|e| format!("cannot wait for the planner: {e}"))?;
-            if status.is_some() {
-                // The attempt is over: what the planner left running in the background would
-                // hold its pipes open (and the reads with them), so it ends too.
-                kill_group(&child);
-            }
-        }
-        if status.is_some() && stdout_bytes.is_some() {
-            break;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            kill_group(&child);
-            timed_out = true;
-            break;
-        }
-        let slice = (deadline - now).min(Duration::from_millis(20));
-        match receiver.recv_timeout(slice) {
-            Ok(message) => handle(message, &mut tail, &mut stdout_bytes)?,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                if status.is_none() {
-                    std::thread::sleep(slice);
+            None => {
+                tail.push(line.to_string());
+                if tail.len() > STDERR_TAIL {
+                    tail.remove(0);
                 }
+                on_report(Report::Stderr(line))
+            }
+        };
+        if let Err(error) = result {
+            fatal = Some(error);
+            // The planner would go on working (and writing) for nothing: end it now. The
+            // supervisor sees it exit and returns.
+            if let Some((record, file)) = record.zip(recording.as_ref()) {
+                record.kill_running(file);
             }
         }
-    }
-    let status = child.wait().map_err(|e| format!("cannot wait for the planner: {e}"))?;
-    let _ = writer.join();
-    let _ = out_reader.join();
-    let _ = err_reader.join();
-    // Lines that arrived after the exit was seen.
-    while let Ok(message) = receiver.try_recv() {
-        handle(message, &mut tail, &mut stdout_bytes)?;
-    }
-    let stdout = match stdout_bytes {
-        Some(Ok(bytes)) => bytes,
-        Some(Err(e)) => return Err(format!("cannot read the planner's output: {e}")),
-        None => Vec::new(),
     };
-    let ended = if timed_out { Ended::TimedOut } else { Ended::Exited(status) };
-    Ok(PlannerOutput { ended, stdout, stderr_tail: tail })
+    let output = little_sandbox::supervise::run_supervised_with_stderr_lines(
+        process,
+        Some(task.to_vec()),
+        timeout,
+        // Four bytes more than allowed: a cut never drops a character below the bound.
+        MAX_OUTPUT + 4,
+        &mut on_line,
+    );
+    if let (Some(record), Some(file)) = (record, recording) {
+        record.clear(&file);
+    }
+    let output = output.map_err(|e| format!("cannot start the planner `sh -c {command:?}`: {e}"))?;
+    if let Some(error) = fatal {
+        return Err(error);
+    }
+    let oversized = output.stdout.len() > MAX_OUTPUT;
+    let ended = if output.timed_out { Ended::TimedOut } else { Ended::Exited(output.exit_code) };
+    let stdout = if oversized { String::new() } else { output.stdout };
+    Ok(PlannerOutput { ended, stdout, oversized, stderr_tail: tail })
+}
+
+/// At most 200 bytes of a line, for a warning.
+fn preview(line: &str) -> &str {
+    let mut end = line.len().min(200);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 /// A tool event line: an object whose `type` is one of the planner tool events.
@@ -168,33 +174,259 @@ fn parse_event(json: &str) -> Option<(String, Value)> {
     crate::events::PLANNER_TOOL_EVENTS.contains(&kind.as_str()).then_some((kind, Value::Object(fields)))
 }
 
-/// Kills the planner and everything it started (its process group).
-fn kill_group(child: &std::process::Child) {
-    let Ok(pid) = i32::try_from(child.id()) else { return };
-    // SAFETY: kill(2) with a negative pid signals the process group the child leads
-    // (`process_group(0)` above); it touches no memory.
+/// The side file `<log dir>/.little/runs/<runId>/processes`: the process group of the
+/// run's planner while it runs, as one JSON line `{"log", "pgid", "sid", "startTime"}`
+/// (`startTime`: field 22 of `/proc/PID/stat`, which tells a live leader from a process
+/// that got its pid later). Not in the event log: events carry no pids (a log is a
+/// function of the inputs). `log` is the canonical path of the event log, so that a run of
+/// the same id in another log of the same folder never kills this one's processes (it may
+/// overwrite the record with its own planner's, which costs only the cleanup).
+#[derive(Clone, Debug)]
+pub struct ProcessRecord {
+    path: PathBuf,
+    log: String,
+}
+
+/// One recorded process group.
+#[derive(Debug, PartialEq, Eq)]
+struct Recorded {
+    pgid: i32,
+    sid: i32,
+    start_time: u64,
+}
+
+impl ProcessRecord {
+    pub fn new(log: &Path, run_id: &str) -> ProcessRecord {
+        let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let path = folder.join(".little").join("runs").join(run_id).join("processes");
+        let log = std::fs::canonicalize(log).unwrap_or_else(|_| log.to_path_buf());
+        ProcessRecord { path, log: log.to_string_lossy().into_owned() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Kills what is left of a process group recorded by an earlier `little` of this run
+    /// and log, then clears the record. Call it holding the log's lock (no other `little`
+    /// runs this run then). A group is killed when its leader is alive with the recorded
+    /// start time; or, the leader gone (killed with `little` by `PR_SET_PDEATHSIG`), when
+    /// members of the group remain in the recorded session that started after the leader
+    /// (the group's id cannot be given to another process while they live). A leader's pid
+    /// held by a process of another start time means the group is gone: nothing is killed.
+    /// Returns the group killed.
+    pub fn kill_leftover(&self) -> Result<Option<i32>, String> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read `{}`: {e}", self.path.display())),
+        };
+        let Some((log, recorded)) = parse_record(&text) else {
+            // Torn or foreign: nothing safe to act on.
+            let _ = std::fs::remove_file(&self.path);
+            return Ok(None);
+        };
+        if log != self.log {
+            return Ok(None);
+        }
+        let killed = match proc_stat(recorded.pgid) {
+            Some(leader) if leader.start_time == recorded.start_time => {
+                kill(-recorded.pgid);
+                kill(recorded.pgid); // in case it left its group
+                true
+            }
+            Some(_) => false,
+            None => {
+                let members = group_members(&recorded);
+                if !members.is_empty() {
+                    kill(-recorded.pgid);
+                }
+                !members.is_empty()
+            }
+        };
+        std::fs::remove_file(&self.path).map_err(|e| format!("cannot clear `{}`: {e}", self.path.display()))?;
+        Ok(killed.then_some(recorded.pgid))
+    }
+
+    /// Opens the side file for the next planner and has the planner write its record into
+    /// it between fork and exec.
+    fn prepare(&self, command: &mut Command) -> Result<File, String> {
+        let cannot = |e: io::Error| format!("cannot record the planner's processes in `{}`: {e}", self.path.display());
+        if let Some(folder) = self.path.parent() {
+            std::fs::create_dir_all(folder).map_err(cannot)?;
+        }
+        let file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&self.path).map_err(cannot)?;
+        let fd = file.as_raw_fd();
+        let prefix = format!("{{\"log\":{},\"pgid\":", json!(self.log)).into_bytes();
+        // SAFETY: `record_self` makes only async-signal-safe system calls (getpid, getsid,
+        // open, read, close, writev) and allocates nothing; `prefix` and `fd` outlive the
+        // spawn (the file is open until `clear`).
+        unsafe {
+            command.pre_exec(move || {
+                record_self(fd, &prefix);
+                Ok(())
+            });
+        }
+        Ok(file)
+    }
+
+    /// Kills the running planner's group, read back from its record (while the caller has
+    /// not reaped it, so its pid is still its own).
+    fn kill_running(&self, file: &File) {
+        let mut buf = vec![0u8; 8192];
+        let Ok(n) = file.read_at(&mut buf, 0) else { return };
+        let Some((log, recorded)) = std::str::from_utf8(&buf[..n]).ok().and_then(parse_record) else { return };
+        if log == self.log && proc_stat(recorded.pgid).is_some_and(|s| s.start_time == recorded.start_time) {
+            kill(-recorded.pgid);
+        }
+    }
+
+    /// Removes the record once its planner and its group are gone.
+    fn clear(&self, file: &File) {
+        let _ = file.set_len(0);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn parse_record(text: &str) -> Option<(String, Recorded)> {
+    let value: Value = serde_json::from_str(text.trim()).ok()?;
+    let int = |key: &str| value.get(key).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok()).filter(|&n| n > 1);
+    let recorded =
+        Recorded { pgid: int("pgid")?, sid: int("sid")?, start_time: value.get("startTime").and_then(Value::as_u64)? };
+    Some((value.get("log")?.as_str()?.to_string(), recorded))
+}
+
+/// What `/proc/PID/stat` says of a process: its group, session and start time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    pgrp: i32,
+    sid: i32,
+    start_time: u64,
+}
+
+fn proc_stat(pid: i32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(text.as_bytes())
+}
+
+/// Fields 5 (pgrp), 6 (session) and 22 (starttime) of a stat line; the command name
+/// (field 2, in parentheses) may hold spaces and parentheses, so fields are counted from
+/// the last `)`.
+fn parse_stat(line: &[u8]) -> Option<Stat> {
+    let close = line.iter().rposition(|&b| b == b')')?;
+    let mut fields = line[close + 1..].split(|&b| b == b' ').filter(|f| !f.is_empty());
+    let mut nth = |n: usize| -> Option<&[u8]> { fields.nth(n) };
+    // Field 3 is the first after the name: pgrp is field 5, session 6, starttime 22.
+    let pgrp = nth(2)?;
+    let sid = nth(0)?;
+    let start = nth(15)?;
+    let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.trim().parse::<i64>().ok();
+    Some(Stat {
+        pgrp: i32::try_from(number(pgrp)?).ok()?,
+        sid: i32::try_from(number(sid)?).ok()?,
+        start_time: u64::try_from(number(start)?).ok()?,
+    })
+}
+
+/// The live members of a recorded group whose leader is gone.
+fn group_members(recorded: &Recorded) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            proc_stat(pid).is_some_and(|s| {
+                s.pgrp == recorded.pgid && s.sid == recorded.sid && s.start_time >= recorded.start_time
+            })
+        })
+        .collect()
+}
+
+fn kill(target: i32) {
+    // Never 0, -1 or 1 (a whole group of our own, everything, init).
+    if target.unsigned_abs() > 1 {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(target, libc::SIGKILL);
+        }
+    }
+}
+
+/// In the planner between fork and exec (async-signal-safe, no allocation): writes
+/// `prefix` + `PGID,"sid":SID,"startTime":T}\n` to `fd`. The supervisor made the child the
+/// leader of its own group (`setpgid(0, 0)`) before this runs, so its group is its pid.
+/// Failing to record leaves the file empty; the planner runs anyway.
+fn record_self(fd: RawFd, prefix: &[u8]) {
+    let mut stat = [0u8; 1024];
+    let mut len = 0;
+    // SAFETY: plain system calls on a NUL-terminated literal path and on stack buffers.
     unsafe {
-        libc::kill(-pid, libc::SIGKILL);
+        let proc_fd = libc::open(c"/proc/self/stat".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if proc_fd < 0 {
+            return;
+        }
+        while len < stat.len() {
+            let n = libc::read(proc_fd, stat[len..].as_mut_ptr().cast(), stat.len() - len);
+            if n <= 0 {
+                break;
+            }
+            len += n as usize;
+        }
+        libc::close(proc_fd);
+    }
+    let Some(own) = parse_stat(&stat[..len]) else { return };
+    // SAFETY: getpid(2) and getsid(2) have no preconditions.
+    let (pid, sid) = unsafe { (libc::getpid(), libc::getsid(0)) };
+    let mut tail = [0u8; 96];
+    let mut at = 0;
+    let mut put = |bytes: &[u8]| {
+        tail[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    let mut digits = [0u8; 20];
+    put(decimal(u64::try_from(pid).unwrap_or(0), &mut digits));
+    put(b",\"sid\":");
+    put(decimal(u64::try_from(sid).unwrap_or(0), &mut digits));
+    put(b",\"startTime\":");
+    put(decimal(own.start_time, &mut digits));
+    put(b"}\n");
+    let parts = [
+        libc::iovec { iov_base: prefix.as_ptr() as *mut _, iov_len: prefix.len() },
+        libc::iovec { iov_base: tail.as_ptr() as *mut _, iov_len: at },
+    ];
+    // SAFETY: two iovecs over live buffers; one write, so a reader sees all of it or none
+    // of the tail (and refuses a torn record).
+    unsafe {
+        libc::writev(fd, parts.as_ptr(), 2);
+    }
+}
+
+/// `n` in decimal, in the end of `buf` (no allocation).
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn quiet_run(command: &str, timeout: Duration) -> (PlannerOutput, Vec<(String, Value)>) {
         let mut events = Vec::new();
-        let output = run(
-            command,
-            b"{\"kind\":\"plan\"}",
-            &[("LITTLE_ATTEMPT", "2".into())],
-            timeout,
-            |k, v| {
+        let output = run(command, b"{\"kind\":\"plan\"}", &[("LITTLE_ATTEMPT", "2".into())], timeout, None, &mut |r| {
+            if let Report::Event(k, v) = r {
                 events.push((k.to_string(), v));
-                Ok(())
-            },
-            |_| {},
-        )
+            }
+            Ok(())
+        })
         .unwrap();
         (output, events)
     }
@@ -205,8 +437,8 @@ mod tests {
             r#"echo 'little-event {"type":"harness.tool_call.started","callId":"c1","tool":"bash"}' >&2; echo noise >&2; echo 'little-event {"type":"bogus"}' >&2; cat; echo " $LITTLE_ATTEMPT""#,
             Duration::from_secs(20),
         );
-        assert!(matches!(output.ended, Ended::Exited(s) if s.success()));
-        assert_eq!(String::from_utf8(output.stdout).unwrap(), "{\"kind\":\"plan\"} 2\n");
+        assert!(matches!(output.ended, Ended::Exited(0)));
+        assert_eq!(output.stdout, "{\"kind\":\"plan\"} 2\n");
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].0, "harness.tool_call.started");
         assert_eq!(events[0].1["callId"], "c1");
@@ -226,15 +458,35 @@ mod tests {
     fn background_children_do_not_keep_an_attempt_open() {
         let started = Instant::now();
         let (output, _) = quiet_run("sleep 30 & echo done", Duration::from_secs(20));
-        assert!(matches!(output.ended, Ended::Exited(s) if s.success()));
-        assert_eq!(output.stdout, b"done\n");
+        assert!(matches!(output.ended, Ended::Exited(0)));
+        assert_eq!(output.stdout, "done\n");
         assert!(started.elapsed() < Duration::from_secs(10), "not waited for the background sleep");
     }
 
     #[test]
     fn an_exit_status_is_reported() {
         let (output, _) = quiet_run("echo broken >&2; exit 3", Duration::from_secs(20));
-        assert!(matches!(output.ended, Ended::Exited(s) if s.code() == Some(3)));
+        assert!(matches!(output.ended, Ended::Exited(3)));
         assert_eq!(output.stderr_tail, ["broken"]);
+    }
+
+    #[test]
+    fn stdout_past_the_bound_is_counted_not_kept() {
+        let (output, _) = quiet_run(&format!("head -c {} /dev/zero", MAX_OUTPUT + 1), Duration::from_secs(60));
+        assert!(output.oversized);
+        assert!(output.stdout.is_empty());
+        let (output, _) = quiet_run(&format!("head -c {MAX_OUTPUT} /dev/zero"), Duration::from_secs(60));
+        assert!(!output.oversized);
+        assert_eq!(output.stdout.len(), MAX_OUTPUT);
+    }
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let line = b"42 (a) b (c) S 1 42 7 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n";
+        assert_eq!(parse_stat(line), Some(Stat { pgrp: 42, sid: 7, start_time: 98765 }));
+        assert_eq!(parse_stat(b"42 (x) S 1"), None);
+        let mut digits = [0u8; 20];
+        assert_eq!(decimal(0, &mut digits), b"0");
+        assert_eq!(decimal(u64::MAX, &mut digits), b"18446744073709551615");
     }
 }
