@@ -12,17 +12,12 @@ use std::time::{Duration, Instant};
 
 use common::{Run, little, little_in};
 
-const EXAMPLE: &str = "examples/support-summarize-ticket";
-
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE).join(name)
+    common::worked_example(name)
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("little-cli-external-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("little-cli-external", name)
 }
 
 fn read(path: &Path) -> String {

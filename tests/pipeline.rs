@@ -11,14 +11,11 @@ use serde_json::Value;
 const EXAMPLE: &str = "examples/support-summarize-ticket";
 
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE).join(name)
+    common::worked_example(name)
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("little-cli-pipeline-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("little-cli-pipeline", name)
 }
 
 fn json(run: &Run) -> Value {

@@ -64,3 +64,16 @@ pub fn examples() -> Vec<String> {
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
+
+/// A file of the worked example of the compile pipeline (`examples/support-summarize-ticket/`).
+pub fn worked_example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/support-summarize-ticket").join(name)
+}
+
+/// A fresh folder under the temporary directory for one test: `<prefix>-<pid>-<name>`.
+pub fn fresh_dir(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
