@@ -333,7 +333,7 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
 /// What a built-in session made for real and what the log answered.
 fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
     let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    if stats.model_calls == 0 && stats.tool_runs == 0 {
+    if stats.called_nothing() {
         return format!(
             "replayed from the event log ({}, {}), nothing called",
             plural(stats.model_replayed, "model call"),

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use little_pipeline::harness::Observer;
+use little_pipeline::show::{first_line, tool_outcome};
 use serde_json::Value;
 
 /// Writes a session's progress to `out`; with `live` false only notes are written.
@@ -29,22 +30,6 @@ impl<W: Write> Progress<W> {
         let _ = self.out.flush();
         self.at_line_start = true;
     }
-}
-
-/// At most `max` characters of one line of `text`, marked when cut.
-fn one_line(text: &str, max: usize) -> String {
-    let first = text.lines().next().unwrap_or_default();
-    let cut: String = first.chars().take(max).collect();
-    if cut.len() < text.trim_end().len() { format!("{cut}…") } else { cut }
-}
-
-/// The finding codes of a tool result, in order.
-fn finding_codes(result: &Value) -> Vec<&str> {
-    result
-        .get("findings")
-        .and_then(Value::as_array)
-        .map(|findings| findings.iter().filter_map(|f| f.get("code").and_then(Value::as_str)).collect())
-        .unwrap_or_default()
 }
 
 impl<W: Write> Observer for Progress<W> {
@@ -75,7 +60,7 @@ impl<W: Write> Observer for Progress<W> {
             && replayed
             && let Some(text) = message.get("content").and_then(Value::as_str).filter(|t| !t.trim().is_empty())
         {
-            self.line(&format!("  {}", one_line(text, 160)));
+            self.line(&format!("  {}", first_line(text, 160)));
         }
     }
 
@@ -91,35 +76,18 @@ impl<W: Write> Observer for Progress<W> {
             return;
         }
         let detail = match arguments.get("command").and_then(Value::as_str) {
-            Some(command) if tool == "bash" => format!(" $ {}", one_line(command, 120)),
+            Some(command) if tool == "bash" => format!(" $ {}", first_line(command, 120)),
             _ => String::new(),
         };
         self.line(&format!("  [{call_id}] {tool}{detail}"));
     }
 
-    fn tool_ended(&mut self, _call_id: &str, tool: &str, outcome: Result<&Value, &Value>, _replayed: bool) {
+    fn tool_ended(&mut self, _call_id: &str, _tool: &str, outcome: Result<&Value, &Value>, _replayed: bool) {
         if !self.live {
             return;
         }
-        let summary = match outcome {
-            Err(error) => {
-                format!("error: {}", one_line(error.get("message").and_then(Value::as_str).unwrap_or("?"), 160))
-            }
-            Ok(result) if tool == "bash" => format!(
-                "exit {}{}",
-                result.get("exitCode").and_then(Value::as_i64).unwrap_or(-1),
-                if result.get("truncated").and_then(Value::as_bool) == Some(true) {
-                    ", output cut to 64 KiB"
-                } else {
-                    ""
-                }
-            ),
-            Ok(result) => match result.get("valid").and_then(Value::as_bool) {
-                Some(true) => "valid".to_string(),
-                Some(false) => format!("refused: {}", finding_codes(result).join(", ")),
-                None => "done".to_string(),
-            },
-        };
+        let cut = outcome.is_ok_and(|result| result.get("truncated").and_then(Value::as_bool) == Some(true));
+        let summary = format!("{}{}", tool_outcome(outcome, 160), if cut { ", output cut to 64 KiB" } else { "" });
         self.line(&format!("    → {summary}"));
     }
 }

@@ -148,15 +148,14 @@ impl RunDir {
             .unwrap_or_else(|failure| panic!("{failure:?}"));
         let scratch = filesystem::scratch_dir(&self.path("events.jsonl"), RUN_ID, 1);
         let definition = &loaded.definition;
-        let files = filesystem::prepare(
-            scratch,
-            &self.path("memory"),
-            definition,
-            &definition.planner.skills,
-            mode,
-            Duration::from_secs(30),
-        )
-        .unwrap();
+        let memory = self.path("memory");
+        let options = HarnessOptions {
+            sandbox: mode,
+            tool_timeout: Duration::from_secs(30),
+            memory_root: Some(&memory),
+            ..HarnessOptions::default()
+        };
+        let files = filesystem::prepare(scratch, &options, definition, &definition.planner.skills).unwrap();
         files.sandbox
     }
 }

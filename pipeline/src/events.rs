@@ -289,22 +289,30 @@ impl EventLog {
     /// Appends one event of the run and makes it durable before returning. An event the
     /// reader could not read back (too deep, too long) is refused, and nothing is written.
     pub fn append(&mut self, kind: &str, payload: Value) -> Result<&Event, String> {
+        match self.append_if_recordable(kind, payload)? {
+            Ok(()) => Ok(self.events.last().expect("just appended")),
+            Err(why) => {
+                Err(format!("refused to record a `{kind}` event in the event log `{}`: {why}", self.path.display()))
+            }
+        }
+    }
+
+    /// Appends an event unless the reader could not read it back: `Ok(Err(why))` then, and
+    /// nothing is written (for what a planner reports, which is refused with a warning). An
+    /// `Err` is a failed write.
+    pub fn append_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
         if depth(&payload) > MAX_DEPTH {
-            return Err(format!(
-                "refused to record a `{kind}` event nested deeper than {MAX_DEPTH} levels in the event log `{}`",
-                self.path.display()
-            ));
+            return Ok(Err(format!("it is nested deeper than {MAX_DEPTH} levels")));
         }
         let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
         let mut line = serde_json::to_string(&event.to_json()).expect("JSON values serialize");
         line.push('\n');
         if line.len() > MAX_EVENT_BYTES {
-            return Err(format!(
-                "refused to record a `{kind}` event of {} MiB in the event log `{}` (at most {} MiB an event)",
+            return Ok(Err(format!(
+                "it is {} MiB, and an event may be at most {} MiB",
                 line.len() >> 20,
-                self.path.display(),
                 MAX_EVENT_BYTES >> 20
-            ));
+            )));
         }
         let cannot = |e: std::io::Error| format!("cannot append to the event log `{}`: {e}", self.path.display());
         // One write of the whole line (O_APPEND): a crash leaves at most this line torn.
@@ -315,7 +323,7 @@ impl EventLog {
         }
         self.len += line.len() as u64;
         self.events.push(event);
-        Ok(self.events.last().expect("just pushed"))
+        Ok(Ok(()))
     }
 }
 

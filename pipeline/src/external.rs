@@ -94,20 +94,6 @@ impl CallIds {
     }
 }
 
-/// Why the log could not hold a planner's event (the bounds `EventLog::append` enforces),
-/// or `None`.
-fn unrecordable(payload: &Value) -> Option<String> {
-    if events::depth(payload) > events::MAX_DEPTH {
-        return Some(format!("it is nested deeper than the event log holds ({} levels)", events::MAX_DEPTH));
-    }
-    // The line also holds the run id, seq and type: a little slack.
-    let len = serde_json::to_vec(payload).map_or(usize::MAX, |v| v.len());
-    if len + 4096 > events::MAX_EVENT_BYTES {
-        return Some(format!("it is larger than an event may be ({} MiB)", events::MAX_EVENT_BYTES >> 20));
-    }
-    None
-}
-
 #[allow(clippy::too_many_arguments)]
 pub fn run_attempts(
     log: &mut EventLog,
@@ -184,13 +170,12 @@ pub fn run_attempts(
                     // What the log could not read back is refused (SPEC §7.2: nothing a planner
                     // says can break the log): a warning, and the run goes on. A failed write is
                     // the log's failure, and ends the run.
-                    if let Some(why) = unrecordable(&payload) {
+                    if let Err(why) = log.append_if_recordable(kind, payload)? {
                         observer.note(&format!(
                             "warning: a planner `{kind}` event of attempt {attempt} was not recorded: {why}"
                         ));
-                        return Ok(());
                     }
-                    log.append(kind, payload).map(|_| ())
+                    Ok(())
                 }
                 Report::Stderr(line) => {
                     observer.note(&format!("planner: {line}"));

@@ -5,7 +5,7 @@
 //! A submission is the LWIR with the step's files replaced, checked by `little check`'s
 //! own passes; the accepted one is the session's `fixedSource`, and a new WorkflowVersion.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use little_sandbox::Sandbox;
@@ -112,22 +112,16 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
             fields.join(", ")
         )));
     }
-    let finished = history.completed.is_some() || history.failed.is_some();
-    let client = if finished {
+    let client = if history.finished() {
         None
     } else {
-        little_sandbox::check_available(request.harness.sandbox).map_err(Failure::Tool)?;
-        Some(crate::harness::client_for(request.harness.config, &slot.model.provider_id).map_err(Failure::Tool)?)
+        Some(request.harness.client(&slot.model.provider_id).map_err(Failure::Tool)?)
     };
-    let memory_root =
-        request.harness.memory_root.map_or_else(|| PathBuf::from(".little").join("memory"), Path::to_path_buf);
     let files = filesystem::prepare(
         filesystem::scratch_dir(request.events, run_id, 1),
-        &memory_root,
+        &request.harness,
         &capabilities.definition,
         &capabilities.definition.worker_skills,
-        request.harness.sandbox,
-        request.harness.tool_timeout,
     )
     .map_err(Failure::Tool)?;
     write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
@@ -246,12 +240,8 @@ Tools:
                 .map(|(_, validation)| Located::from(validation))
                 .into_iter()
                 .collect();
-            let replayed = if stats.model_calls == 0 && stats.tool_runs == 0 {
-                " (replayed from the event log; nothing called)"
-            } else {
-                ""
-            };
-            Err(Failure::Failed { reason: format!("the fixer session failed: {reason}{replayed}"), located })
+            let reason = format!("the fixer session failed: {reason}{}", stats.replay_note());
+            Err(Failure::Failed { reason, located })
         }
     }
 }

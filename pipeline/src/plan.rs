@@ -11,7 +11,7 @@
 //! of its own: every event carries its `cycle`, and all of the above reads only the events
 //! of the requested cycle (an event without `cycle` is cycle 1's).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use little_diagnostics::Code;
@@ -234,27 +234,17 @@ impl HarnessRun<'_> {
     ) -> Result<PlanReport, Failure> {
         let definition = &self.capabilities.definition;
         let history = History::of(&log.events, ROLE, self.cycle);
-        let finished = history.completed.is_some() || history.failed.is_some();
-        // What a session that will call out needs is checked before anything is written:
-        // the provider (and its key) and the sandbox. A finished session needs neither.
-        let client = if finished {
+        // A finished session needs neither a provider nor a sandbox: it replays from the log.
+        let client = if history.finished() {
             None
         } else {
-            little_sandbox::check_available(self.options.sandbox).map_err(Failure::Tool)?;
-            Some(
-                crate::harness::client_for(self.options.config, &definition.planner.model.provider_id)
-                    .map_err(Failure::Tool)?,
-            )
+            Some(self.options.client(&definition.planner.model.provider_id).map_err(Failure::Tool)?)
         };
-        let memory_root =
-            self.options.memory_root.map_or_else(|| PathBuf::from(".little").join("memory"), Path::to_path_buf);
         let files = filesystem::prepare(
             filesystem::scratch_dir(self.request.events, log.run_id(), self.cycle),
-            &memory_root,
+            self.options,
             definition,
             &definition.planner.skills,
-            self.options.sandbox,
-            self.options.tool_timeout,
         )
         .map_err(Failure::Tool)?;
         if !started {
@@ -312,12 +302,8 @@ impl HarnessRun<'_> {
                     .map(Located::from)
                     .into_iter()
                     .collect();
-                let replayed = if stats.model_calls == 0 && stats.tool_runs == 0 {
-                    " (replayed from the event log; nothing called)"
-                } else {
-                    ""
-                };
-                Err(Failure::Failed { reason: format!("the planner session failed: {reason}{replayed}"), located })
+                let reason = format!("the planner session failed: {reason}{}", stats.replay_note());
+                Err(Failure::Failed { reason, located })
             }
         }
     }

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use little_sandbox::supervise::ProcStat;
 use serde_json::{Value, json};
 
 /// The prefix of a tool-event line on the planner's stderr.
@@ -197,8 +198,7 @@ struct Recorded {
 
 impl ProcessRecord {
     pub fn new(log: &Path, run_id: &str) -> ProcessRecord {
-        let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let path = folder.join(".little").join("runs").join(run_id).join("processes");
+        let path = crate::harness::filesystem::run_dir(log, run_id).join("processes");
         let log = std::fs::canonicalize(log).unwrap_or_else(|_| log.to_path_buf());
         ProcessRecord { path, log: log.to_string_lossy().into_owned() }
     }
@@ -229,7 +229,7 @@ impl ProcessRecord {
         if log != self.log {
             return Ok(None);
         }
-        let killed = match proc_stat(recorded.pgid) {
+        let killed = match ProcStat::of(recorded.pgid) {
             Some(leader) if leader.start_time == recorded.start_time => {
                 kill(-recorded.pgid);
                 kill(recorded.pgid); // in case it left its group
@@ -277,7 +277,7 @@ impl ProcessRecord {
         let mut buf = vec![0u8; 8192];
         let Ok(n) = file.read_at(&mut buf, 0) else { return };
         let Some((log, recorded)) = std::str::from_utf8(&buf[..n]).ok().and_then(parse_record) else { return };
-        if log == self.log && proc_stat(recorded.pgid).is_some_and(|s| s.start_time == recorded.start_time) {
+        if log == self.log && ProcStat::of(recorded.pgid).is_some_and(|s| s.start_time == recorded.start_time) {
             kill(-recorded.pgid);
         }
     }
@@ -297,45 +297,13 @@ fn parse_record(text: &str) -> Option<(String, Recorded)> {
     Some((value.get("log")?.as_str()?.to_string(), recorded))
 }
 
-/// What `/proc/PID/stat` says of a process: its group, session and start time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stat {
-    pgrp: i32,
-    sid: i32,
-    start_time: u64,
-}
-
-fn proc_stat(pid: i32) -> Option<Stat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(text.as_bytes())
-}
-
-/// Fields 5 (pgrp), 6 (session) and 22 (starttime) of a stat line; the command name
-/// (field 2, in parentheses) may hold spaces and parentheses, so fields are counted from
-/// the last `)`.
-fn parse_stat(line: &[u8]) -> Option<Stat> {
-    let close = line.iter().rposition(|&b| b == b')')?;
-    let mut fields = line[close + 1..].split(|&b| b == b' ').filter(|f| !f.is_empty());
-    let mut nth = |n: usize| -> Option<&[u8]> { fields.nth(n) };
-    // Field 3 is the first after the name: pgrp is field 5, session 6, starttime 22.
-    let pgrp = nth(2)?;
-    let sid = nth(0)?;
-    let start = nth(15)?;
-    let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.trim().parse::<i64>().ok();
-    Some(Stat {
-        pgrp: i32::try_from(number(pgrp)?).ok()?,
-        sid: i32::try_from(number(sid)?).ok()?,
-        start_time: u64::try_from(number(start)?).ok()?,
-    })
-}
-
 /// The live members of a recorded group whose leader is gone.
 fn group_members(recorded: &Recorded) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| {
-            proc_stat(pid).is_some_and(|s| {
+            ProcStat::of(pid).is_some_and(|s| {
                 s.pgrp == recorded.pgid && s.sid == recorded.sid && s.start_time >= recorded.start_time
             })
         })
@@ -374,7 +342,7 @@ fn record_self(fd: RawFd, prefix: &[u8]) {
         }
         libc::close(proc_fd);
     }
-    let Some(own) = parse_stat(&stat[..len]) else { return };
+    let Some(own) = ProcStat::parse(&stat[..len]) else { return };
     // SAFETY: getpid(2) and getsid(2) have no preconditions.
     let (pid, sid) = unsafe { (libc::getpid(), libc::getsid(0)) };
     let mut tail = [0u8; 96];
@@ -481,10 +449,7 @@ mod tests {
     }
 
     #[test]
-    fn stat_fields_are_counted_from_the_last_parenthesis() {
-        let line = b"42 (a) b (c) S 1 42 7 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n";
-        assert_eq!(parse_stat(line), Some(Stat { pgrp: 42, sid: 7, start_time: 98765 }));
-        assert_eq!(parse_stat(b"42 (x) S 1"), None);
+    fn decimals_are_written_without_allocating() {
         let mut digits = [0u8; 20];
         assert_eq!(decimal(0, &mut digits), b"0");
         assert_eq!(decimal(u64::MAX, &mut digits), b"18446744073709551615");

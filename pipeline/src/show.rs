@@ -98,48 +98,32 @@ impl Describer {
             }
             events::MODEL_FAILED if p.get("turn").is_some() => format!("{turn}: {}", text("reason")),
             events::MODEL_FAILED => format!("{attempt}: {}", text("reason")),
-            events::TOOL_STARTED if event.attempt().is_some() => format!(
-                "{attempt}: {} {} (caller: {})",
-                p.get("tool").and_then(Value::as_str).unwrap_or(""),
-                p.get("callId").and_then(Value::as_str).unwrap_or(""),
-                p.get("caller").and_then(Value::as_str).unwrap_or("model"),
-            ),
+            // An external planner's reported calls: by attempt.
+            events::TOOL_STARTED | events::TOOL_SUCCEEDED | events::TOOL_FAILED if event.attempt().is_some() => {
+                format!(
+                    "{attempt}: {} {} (caller: {})",
+                    p.get("tool").and_then(Value::as_str).unwrap_or(""),
+                    p.get("callId").and_then(Value::as_str).unwrap_or(""),
+                    p.get("caller").and_then(Value::as_str).unwrap_or("model"),
+                )
+            }
             events::TOOL_STARTED => {
                 self.tallies.entry(event.run_id.clone()).or_default().tool_calls += 1;
                 let tool = text("tool");
                 let shown = match p["arguments"].get("command").and_then(Value::as_str) {
-                    Some(command) if tool == "bash" => format!("bash $ {}", one_line(command)),
+                    Some(command) if tool == "bash" => format!("bash $ {}", first_line(command, 100)),
                     _ => tool.to_string(),
                 };
                 self.calls.insert(key(event), shown.clone());
                 format!("{} {shown}", text("callId"))
             }
-            events::TOOL_SUCCEEDED | events::TOOL_FAILED if event.attempt().is_some() => format!(
-                "{attempt}: {} {} (caller: {})",
-                p.get("tool").and_then(Value::as_str).unwrap_or(""),
-                p.get("callId").and_then(Value::as_str).unwrap_or(""),
-                p.get("caller").and_then(Value::as_str).unwrap_or("model"),
-            ),
             events::TOOL_SUCCEEDED | events::TOOL_FAILED => {
                 let shown = self.calls.remove(&key(event)).unwrap_or_else(|| text("tool").to_string());
-                let result = p.get("result").unwrap_or(&Value::Null);
-                let outcome = if event.kind == events::TOOL_FAILED {
-                    format!("error: {}", one_line(p["error"].get("message").and_then(Value::as_str).unwrap_or("?")))
-                } else if let Some(code) = result.get("exitCode").and_then(Value::as_i64) {
-                    format!("exit {code}")
-                } else {
-                    match result.get("valid").and_then(Value::as_bool) {
-                        Some(true) => "valid".to_string(),
-                        Some(false) => {
-                            let codes: Vec<&str> = result["findings"]
-                                .as_array()
-                                .map(|f| f.iter().filter_map(|f| f.get("code").and_then(Value::as_str)).collect())
-                                .unwrap_or_default();
-                            format!("refused: {}", codes.join(", "))
-                        }
-                        None => "done".to_string(),
-                    }
+                let outcome = match event.kind.as_str() {
+                    events::TOOL_FAILED => Err(p.get("error").unwrap_or(&Value::Null)),
+                    _ => Ok(p.get("result").unwrap_or(&Value::Null)),
                 };
+                let outcome = tool_outcome(outcome, 100);
                 let duration = number("durationMs").map(|ms| format!(", {ms} ms")).unwrap_or_default();
                 format!("{} {shown}: {outcome}{duration}", text("callId"))
             }
@@ -157,7 +141,7 @@ impl Describer {
             events::VERSION_REGISTERED => {
                 format!("{cycle}{} ({})", text("lwirVersionId"), short(text("workflowVersionHash")))
             }
-            events::RUN_FAILED => format!("{cycle}cause: {}: {}", text("causeCode"), one_line(text("message"))),
+            events::RUN_FAILED => format!("{cycle}cause: {}: {}", text("causeCode"), first_line(text("message"), 100)),
             _ => String::new(),
         };
         if detail.is_empty() { event.kind.clone() } else { format!("{:<28} {detail}", event.kind) }
@@ -175,10 +159,37 @@ fn short(hash: &str) -> &str {
     hash.get(..end).unwrap_or(hash)
 }
 
-/// The first line of a text, at most 100 characters, marked when cut.
-fn one_line(text: &str) -> String {
+/// How a tool call ended, in a few words: `exit 0`, `valid`, `refused: CODES`, `done`, or
+/// `error: MESSAGE` (its first line, at most `width` characters).
+pub fn tool_outcome(outcome: Result<&Value, &Value>, width: usize) -> String {
+    match outcome {
+        Err(error) => {
+            format!("error: {}", first_line(error.get("message").and_then(Value::as_str).unwrap_or("?"), width))
+        }
+        Ok(result) => {
+            match (result.get("exitCode").and_then(Value::as_i64), result.get("valid").and_then(Value::as_bool)) {
+                (Some(code), _) => format!("exit {code}"),
+                (None, Some(true)) => "valid".to_string(),
+                (None, Some(false)) => format!("refused: {}", finding_codes(result).join(", ")),
+                (None, None) => "done".to_string(),
+            }
+        }
+    }
+}
+
+/// The finding codes of a submission's result, in order.
+pub fn finding_codes(result: &Value) -> Vec<&str> {
+    result
+        .get("findings")
+        .and_then(Value::as_array)
+        .map(|findings| findings.iter().filter_map(|f| f.get("code").and_then(Value::as_str)).collect())
+        .unwrap_or_default()
+}
+
+/// The first line of a text, at most `width` characters, marked when cut.
+pub fn first_line(text: &str, width: usize) -> String {
     let first = text.lines().next().unwrap_or_default();
-    let cut: String = first.chars().take(100).collect();
+    let cut: String = first.chars().take(width).collect();
     if cut.len() < text.trim_end().len() { format!("{cut}…") } else { cut }
 }
 

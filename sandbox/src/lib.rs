@@ -385,7 +385,7 @@ fn kill_namespace_init(status: &OwnedFd, bwrap_pid: i32) -> bool {
     // Hold the process by a pidfd, then check that it is bubblewrap's child: bubblewrap
     // forks once and has not been reaped, so no other process can pass this check.
     let Some(pidfd) = supervise::pidfd_open(init) else { return false };
-    if parent_pid(init) != Some(bwrap_pid) {
+    if supervise::ProcStat::of(init).map(|stat| stat.ppid) != Some(bwrap_pid) {
         return false;
     }
     // SAFETY: pidfd_send_signal(2) on a pidfd we own; no siginfo.
@@ -401,14 +401,6 @@ fn child_pid(status: &str) -> Option<i32> {
     let rest = rest.trim_start_matches([' ', ':', '\t', '\n']);
     let digits = rest.find(|c: char| !c.is_ascii_digit()).map_or(rest, |end| &rest[..end]);
     digits.parse().ok().filter(|&pid| pid > 1)
-}
-
-/// The parent of a process, from `/proc/PID/stat`.
-fn parent_pid(pid: i32) -> Option<i32> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A pipe for bubblewrap's `--json-status-fd`: both ends close-on-exec (the write end is
@@ -503,7 +495,6 @@ mod tests {
         assert_eq!(child_pid("{ \"child-pid\":42}"), Some(42));
         assert_eq!(child_pid(""), None);
         assert_eq!(child_pid("{ \"child-pid\": 1 }"), None);
-        assert_eq!(parent_pid(std::process::id() as i32), Some(std::os::unix::process::parent_id() as i32));
     }
 
     #[test]

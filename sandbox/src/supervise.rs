@@ -581,6 +581,43 @@ impl Lines<'_> {
     }
 }
 
+/// What `/proc/PID/stat` says of a process: its parent, group, session and start time
+/// (field 22, in clock ticks since boot, which tells a process from a later one that got
+/// its pid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    pub ppid: i32,
+    pub pgrp: i32,
+    pub sid: i32,
+    pub start_time: u64,
+}
+
+impl ProcStat {
+    /// The stat of a live process.
+    pub fn of(pid: i32) -> Option<ProcStat> {
+        let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        ProcStat::parse(&text)
+    }
+
+    /// Fields 4 (ppid), 5 (pgrp), 6 (session) and 22 (starttime) of a stat line. The
+    /// command name (field 2, in parentheses) may hold spaces and parentheses, so fields are
+    /// counted from the last `)`. Allocates nothing: a child may call it between fork and exec.
+    pub fn parse(line: &[u8]) -> Option<ProcStat> {
+        let close = line.iter().rposition(|&b| b == b')')?;
+        let mut fields = line[close + 1..].split(|&b| b == b' ').filter(|f| !f.is_empty());
+        let mut nth = |n: usize| -> Option<&[u8]> { fields.nth(n) };
+        // Field 3 (the state) is the first after the name.
+        let (ppid, pgrp, sid, start) = (nth(1)?, nth(0)?, nth(0)?, nth(15)?);
+        let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.trim().parse::<i64>().ok();
+        Some(ProcStat {
+            ppid: i32::try_from(number(ppid)?).ok()?,
+            pgrp: i32::try_from(number(pgrp)?).ok()?,
+            sid: i32::try_from(number(sid)?).ok()?,
+            start_time: u64::try_from(number(start)?).ok()?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,5 +691,14 @@ mod tests {
         for slot in &GROUPS {
             assert!(!matches!(slot.load(Ordering::SeqCst), i32::MIN..=-1 | 1));
         }
+    }
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let line = b"42 (a) b (c) S 1 42 7 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n";
+        assert_eq!(ProcStat::parse(line), Some(ProcStat { ppid: 1, pgrp: 42, sid: 7, start_time: 98765 }));
+        assert_eq!(ProcStat::parse(b"42 (x) S 1"), None);
+        let own = ProcStat::of(std::process::id() as i32).unwrap();
+        assert_eq!(own.ppid, std::os::unix::process::parent_id() as i32);
     }
 }

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use little_frontend::definition::{Access, Definition, Skill};
-use little_sandbox::{Mode, Mount, Sandbox};
+use little_sandbox::{Mount, Sandbox};
+
+use super::HarnessOptions;
 
 pub const SCRATCH: &str = "/mnt/scratch/own";
 pub const WORKFLOW_MEMORY: &str = "/mnt/memory/workflow";
@@ -49,22 +51,26 @@ pub fn check_component(what: &str, name: &str) -> Result<(), String> {
     }
 }
 
+/// `.little/runs/<runId>` in the log's folder: what a run keeps beside its log.
+pub fn run_dir(log: &Path, run_id: &str) -> PathBuf {
+    let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    folder.join(".little").join("runs").join(run_id)
+}
+
 /// `.little/runs/<runId>/cycle-<N>/scratch` in the log's folder.
 pub fn scratch_dir(log: &Path, run_id: &str, cycle: u64) -> PathBuf {
-    let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    folder.join(".little").join("runs").join(run_id).join(format!("cycle-{cycle}")).join("scratch")
+    run_dir(log, run_id).join(format!("cycle-{cycle}")).join("scratch")
 }
 
 /// Creates (or reopens) the session's directories, writes the skills into the scratch,
 /// and builds the sandbox.
 pub fn prepare(
     scratch: PathBuf,
-    memory_root: &Path,
+    options: &HarnessOptions<'_>,
     definition: &Definition,
     skills: &[Skill],
-    mode: Mode,
-    tool_timeout: std::time::Duration,
 ) -> Result<SessionFiles, String> {
+    let memory_root = &options.memory_root();
     let create = |dir: &Path| {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the directory `{}`: {e}", dir.display()))
     };
@@ -108,8 +114,8 @@ pub fn prepare(
             attached.access,
         )?;
     }
-    let mut sandbox = Sandbox::new(mode, mounts, SCRATCH);
-    sandbox.timeout = tool_timeout;
+    let mut sandbox = Sandbox::new(options.sandbox, mounts, SCRATCH);
+    sandbox.timeout = options.tool_timeout;
     let memory = stores
         .iter()
         .map(|(id, mount)| MemoryStore { id: id.clone(), path: sandbox.visible(mount), writable: mount.writable })

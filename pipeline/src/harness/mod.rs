@@ -23,7 +23,7 @@ pub mod replay;
 pub mod session;
 pub mod tools;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use observer::Observer;
@@ -56,8 +56,22 @@ impl Default for HarnessOptions<'_> {
     }
 }
 
+impl HarnessOptions<'_> {
+    /// What a session that will call out needs, checked before anything is written: the
+    /// sandbox, and the client of the model's provider (its key read).
+    pub fn client(&self, provider_id: &str) -> Result<little_provider::Client, String> {
+        little_sandbox::check_available(self.sandbox)?;
+        client_for(self.config, provider_id)
+    }
+
+    /// Where the memory stores live: `--memory-root`, else `.little/memory`.
+    pub fn memory_root(&self) -> PathBuf {
+        self.memory_root.map_or_else(|| PathBuf::from(".little").join("memory"), Path::to_path_buf)
+    }
+}
+
 /// The client of the provider a model names, from `little.toml`.
-pub fn client_for(config: Option<&Path>, provider_id: &str) -> Result<little_provider::Client, String> {
+fn client_for(config: Option<&Path>, provider_id: &str) -> Result<little_provider::Client, String> {
     let config = match config {
         Some(path) => little_provider::Config::load(path)?,
         None => {

@@ -125,6 +125,11 @@ impl History {
         self.tool_calls.get(call_id)
     }
 
+    /// Whether the session completed or failed: it replays from the log alone.
+    pub fn finished(&self) -> bool {
+        self.completed.is_some() || self.failed.is_some()
+    }
+
     /// Whether anything of the session was recorded besides its start.
     pub fn has_calls(&self) -> bool {
         !self.model_calls.is_empty()

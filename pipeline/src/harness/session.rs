@@ -104,6 +104,18 @@ pub struct SessionStats {
     pub turns: u64,
 }
 
+impl SessionStats {
+    /// What a failure's message adds when the failure was replayed.
+    pub fn replay_note(&self) -> &'static str {
+        if self.called_nothing() { " (replayed from the event log; nothing called)" } else { "" }
+    }
+
+    /// Whether this invocation answered everything from the log.
+    pub fn called_nothing(&self) -> bool {
+        self.model_calls == 0 && self.tool_runs == 0
+    }
+}
+
 /// Runs (or resumes, or replays) a session whose `harness.session.started` is already in
 /// the log. `client` may be `None` only when the history holds the whole session.
 pub fn run(
@@ -130,8 +142,7 @@ pub struct Session<'a> {
 
 impl Session<'_> {
     fn run(&mut self, toolbox: &mut dyn Toolbox) -> Result<SessionEnd, Failure> {
-        let finished = self.history.completed.is_some() || self.history.failed.is_some();
-        if self.history.has_calls() && !finished {
+        if self.history.has_calls() && !self.history.finished() {
             let after = self.history.last_seq;
             self.append(events::SESSION_RESUMED, json!({ "afterSeq": after }))?;
         }
