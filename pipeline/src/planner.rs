@@ -291,9 +291,15 @@ impl ProcessRecord {
 
 fn parse_record(text: &str) -> Option<(String, Recorded)> {
     let value: Value = serde_json::from_str(text.trim()).ok()?;
-    let int = |key: &str| value.get(key).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok()).filter(|&n| n > 1);
-    let recorded =
-        Recorded { pgid: int("pgid")?, sid: int("sid")?, start_time: value.get("startTime").and_then(Value::as_u64)? };
+    let int = |key: &str| value.get(key).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok());
+    // A group id is never 0 or 1 (kill(2) would take them as our own group or init's); a
+    // session id is 0 when the session's leader is outside our PID namespace (a container
+    // started without a new session), and the same 0 then for every member.
+    let recorded = Recorded {
+        pgid: int("pgid").filter(|&n| n > 1)?,
+        sid: int("sid").filter(|&n| n >= 0)?,
+        start_time: value.get("startTime").and_then(Value::as_u64)?,
+    };
     Some((value.get("log")?.as_str()?.to_string(), recorded))
 }
 
@@ -446,6 +452,17 @@ mod tests {
         let (output, _) = quiet_run(&format!("head -c {MAX_OUTPUT} /dev/zero"), Duration::from_secs(60));
         assert!(!output.oversized);
         assert_eq!(output.stdout.len(), MAX_OUTPUT);
+    }
+
+    #[test]
+    fn a_record_holds_a_group_above_one_and_any_session_id_from_zero() {
+        let record = |pgid: i64, sid: i64| format!(r#"{{"log":"/l","pgid":{pgid},"sid":{sid},"startTime":7}}"#);
+        // Session 0: its leader is outside our PID namespace (a container without setsid).
+        assert_eq!(parse_record(&record(42, 0)), Some(("/l".into(), Recorded { pgid: 42, sid: 0, start_time: 7 })));
+        assert!(parse_record(&record(42, 9)).is_some());
+        for (pgid, sid) in [(0, 9), (1, 9), (-5, 9), (42, -1)] {
+            assert_eq!(parse_record(&record(pgid, sid)), None, "pgid {pgid}, sid {sid}");
+        }
     }
 
     #[test]
