@@ -111,8 +111,9 @@ fn router_edges_must_be_branches_and_branches_must_leave_routers() {
     assert_eq!(check(&clean), []);
     let plain =
         draft(nodes.clone(), json!([edge("e1", "start", "route"), branch("e2", "a", "big"), edge("e3", "route", "b")]));
-    // The plain edge is `branch.missing_label`; `small` counts as unhandled.
-    assert_eq!(check(&plain), [Code::BranchMissingLabel, Code::BranchUnhandled]);
+    // The plain edge is `branch.missing_label`, and its label is unknown: it could be
+    // `small`, which is not also reported unhandled.
+    assert_eq!(check(&plain), [Code::BranchMissingLabel]);
     let mut from_action = clean.clone();
     from_action["edges"][0] = json!({ "id": "e1", "kind": "branch", "branch": { "label": "go" }, "from": { "node": "start" }, "to": { "node": "route" } });
     assert_eq!(check(&from_action), [Code::GraphUnsupportedRouter]);
@@ -272,4 +273,156 @@ fn every_later_edge_into_a_single_input_names_the_first() {
     assert!(duplicates[0].starts_with("edge `e1`") && duplicates[1].starts_with("edge `e2`"), "{duplicates:?}");
     assert!(duplicates.iter().all(|m| m.contains("(edge `e3` already enters it)")), "{duplicates:?}");
     assert!(!codes(&report).contains(&Code::GraphMissingRequiredInput));
+}
+
+/// A router with branches `big` and `small`, fed by the trigger, its `big` edge into `a`
+/// and `small` edge (`e3`) replaced by `third`.
+fn router_draft(third: Value) -> Value {
+    let router = json!({ "id": "route", "family": "router.switch",
+        "config": { "branches": [ { "label": "big" }, { "label": "small" } ] } });
+    let big = json!({ "id": "e2", "kind": "branch", "branch": { "label": "big" }, "from": { "node": "route" }, "to": { "node": "a" } });
+    draft(json!([start(), router, fetch("a"), fetch("b")]), json!([edge("e1", "start", "route"), big, third]))
+}
+
+#[test]
+fn a_faulty_label_leaves_no_declared_label_unhandled() {
+    let small = json!({ "id": "e3", "kind": "branch", "branch": { "label": "small" }, "from": { "node": "route" }, "to": { "node": "b" } });
+    assert_eq!(check(&router_draft(small.clone())), []);
+    let with_label = |label: Value| {
+        let mut e = small.clone();
+        e["branch"]["label"] = label;
+        e
+    };
+    let mut missing = small.clone();
+    missing.as_object_mut().unwrap().remove("branch");
+    let mut forward = missing.clone();
+    forward.as_object_mut().unwrap().remove("kind");
+    for (third, code) in [
+        (missing, Code::BranchMissingLabel),
+        (forward, Code::BranchMissingLabel),
+        (with_label(json!("smal")), Code::BranchUnknownLabel),
+        (with_label(json!("zzzz")), Code::BranchUnknownLabel),
+    ] {
+        let report = check_text(&router_draft(third.clone()).to_string(), &Setup::default());
+        assert_eq!(codes(&report), [code], "{third}");
+        assert_eq!(report.diagnostics.iter().filter(|d| d.code == code).count(), 1, "{third}");
+    }
+}
+
+#[test]
+fn an_edge_that_failed_elsewhere_takes_its_label_or_any() {
+    // `e3` enters a port `b` lacks: its one fault. Its declared label `small` is taken;
+    // an undeclared one is not blamed on it, and is unknown.
+    let faulty = |label: &str| json!({ "id": "e3", "kind": "branch", "branch": { "label": label }, "from": { "node": "route" }, "to": { "node": "b", "port": "zzzz" } });
+    assert_eq!(check(&router_draft(faulty("small"))), [Code::GraphInvalidPort]);
+    assert_eq!(check(&router_draft(faulty("nope"))), [Code::GraphInvalidPort]);
+}
+
+#[test]
+fn an_edge_between_triggers_is_inbound_and_still_wires_its_source() {
+    let d = draft(
+        json!([start(), { "id": "other", "family": "trigger.manual" }, fetch("fetch")]),
+        json!([edge("e1", "start", "fetch"), edge("e2", "other", "start")]),
+    );
+    assert_eq!(check(&d), [Code::TriggerInboundEdge]);
+    // Into a trigger from a node that is not one: the same single fault.
+    let d =
+        draft(json!([start(), fetch("fetch")]), json!([edge("e1", "start", "fetch"), edge("e2", "fetch", "start")]));
+    assert_eq!(check(&d), [Code::TriggerInboundEdge]);
+}
+
+/// A report with `contracts`, feeding a gate through a mapped edge with an artifact the
+/// gate takes as evidence.
+fn contract_draft(contracts: Value) -> Value {
+    let report = json!({ "id": "report", "family": "report.generate", "contracts": contracts });
+    let gate = json!({ "id": "approve", "family": "gate.approval", "config": { "evidence": ["weekly"] } });
+    draft(
+        json!([start(), fetch("fetch"), report, gate]),
+        json!([edge("e1", "start", "fetch"),
+               { "id": "e2", "from": { "node": "fetch", "port": "dataset" }, "to": { "node": "report", "port": "data" } },
+               { "id": "e3", "from": { "node": "report", "port": "summary" }, "to": { "node": "approve", "port": "in" },
+                 "mapping": { "output": "summary", "input": "in", "artifacts": ["weekly"] } }]),
+    )
+}
+
+#[test]
+fn an_unreadable_envelope_declares_anything() {
+    let readable = json!({ "version": "workflow-node-contracts/v1", "inputs": [],
+        "outputs": [{ "port": "summary", "types": ["document"] }],
+        "artifacts": [{ "id": "weekly", "port": "summary", "types": ["document"] }] });
+    assert_eq!(check(&contract_draft(readable.clone())), []);
+    let mut unknown_version = readable.clone();
+    unknown_version["version"] = json!("workflow-node-contracts/v2");
+    let mut inputs_not_an_array = readable.clone();
+    inputs_not_an_array["inputs"] = json!({ "port": "data" });
+    let mut artifact_on_no_output = readable.clone();
+    artifact_on_no_output["artifacts"][0]["port"] = json!("rows");
+    let mut port_without_types = readable.clone();
+    port_without_types["outputs"][0].as_object_mut().unwrap().remove("types");
+    // Its port `summary`, the mapped artifact `weekly` and the gate's evidence may all be
+    // what the author declared: only the envelope is reported.
+    for contracts in
+        [unknown_version, inputs_not_an_array, artifact_on_no_output, port_without_types, json!("v1"), json!([])]
+    {
+        assert_eq!(check(&contract_draft(contracts.clone())), [Code::ContractInvalidEnvelope], "{contracts}");
+    }
+}
+
+/// The default catalog with `report.compare`, whose two inputs are both required.
+fn catalog_with_compare() -> String {
+    let mut catalog: Value = serde_json::from_str(little_frontend::catalog::DEFAULT_CATALOG).unwrap();
+    catalog["families"].as_array_mut().unwrap().push(json!({
+        "id": "report.compare", "kind": "action", "semantic": "report-generation",
+        "ports": {
+            "inputs": [ { "name": "baseline", "types": ["any"], "required": true },
+                        { "name": "current", "types": ["any"], "required": true } ],
+            "outputs": [ { "name": "report", "types": ["document"] } ] },
+        "configSchema": { "type": "object" }
+    }));
+    catalog.to_string()
+}
+
+#[test]
+fn a_misspelt_input_port_could_have_fed_any_required_input_of_its_node() {
+    let into_report = |port: &str| json!({ "id": "e2", "from": { "node": "fetch", "port": "dataset" }, "to": { "node": "report", "port": port } });
+    for port in ["dat", "zzzz"] {
+        let d = draft(
+            json!([start(), fetch("fetch"), report("report")]),
+            json!([edge("e1", "start", "fetch"), into_report(port)]),
+        );
+        assert_eq!(check(&d), [Code::GraphInvalidPort], "{port}");
+    }
+    // Two required inputs, one edge misspelt near or far, and the other fed or not: the
+    // edge could have fed either, so neither is reported.
+    let setup = Setup { catalog: Some(catalog_with_compare()), ..Setup::default() };
+    let compare = json!({ "id": "cmp", "family": "report.compare" });
+    let into = |id: &str, port: &str| json!({ "id": id, "from": { "node": "fetch", "port": "dataset" }, "to": { "node": "cmp", "port": port } });
+    for port in ["baselin", "zzzz"] {
+        for fed in [true, false] {
+            let mut edges = vec![edge("e1", "start", "fetch"), into("e2", port)];
+            if fed {
+                edges.push(into("e3", "current"));
+            }
+            let d = draft(json!([start(), fetch("fetch"), compare.clone()]), json!(edges));
+            assert_eq!(codes(&check_text(&d.to_string(), &setup)), [Code::GraphInvalidPort], "{port}, fed: {fed}");
+        }
+    }
+    // With no faulty edge into it, both unfed inputs are reported.
+    let d = draft(json!([start(), fetch("fetch"), compare]), json!([edge("e1", "start", "fetch")]));
+    let report = check_text(&d.to_string(), &setup);
+    assert_eq!(report.diagnostics.iter().filter(|d| d.code == Code::GraphMissingRequiredInput).count(), 2);
+}
+
+#[test]
+fn a_node_id_misspelt_near_stands_for_that_node_and_a_far_one_for_none() {
+    // `e2` enters `mial`, near `mail`: `mail` counts as entered, so it is not unreachable.
+    let mail = json!({ "id": "mail", "family": "notify.email", "config": { "sender": "m", "to": ["a@example.com"] } });
+    let into = |to: &str| json!([edge("e1", "start", "fetch"), edge("e2", "fetch", to)]);
+    let d = draft(json!([start(), fetch("fetch"), mail.clone()]), into("mial"));
+    assert_eq!(check(&d), [Code::GraphDanglingEdge]);
+    // `ghost` is near nothing: the edge leads nowhere known, and `mail` is unreachable
+    // (an unknown target that could be any node would let one typo hide every
+    // unreachable node of the draft).
+    let d = draft(json!([start(), fetch("fetch"), mail]), into("ghost"));
+    assert_eq!(check(&d), [Code::GraphDanglingEdge, Code::GraphUnreachableNode]);
 }

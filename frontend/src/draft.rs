@@ -41,7 +41,8 @@ const EDGE_KEYS: &[&str] = &["id", "from", "to", "kind", "mapping", "branch", "r
 pub enum ContractsDecl {
     #[default]
     Absent,
-    /// Present but not a valid envelope (already reported): checked as if absent.
+    /// Present but not a valid envelope (already reported): unknown to the checks, which
+    /// take it to declare anything.
     Invalid,
     /// Boxed: few nodes declare contracts, and every node carries this.
     Valid(Box<Contracts>),

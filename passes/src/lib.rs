@@ -14,6 +14,7 @@ mod prefetch;
 pub mod project;
 pub mod queries;
 pub mod report;
+pub mod unknown;
 
 pub use db::{Database, SourceFile, Workspace};
 pub use report::{FileReport, Issued, diagnostics_report, report};

@@ -191,7 +191,7 @@ fn build_topology(
             config: Arc::new(
                 node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
             ),
-            contracts: graph_node.contracts.as_deref().cloned(),
+            contracts: graph_node.declared_contracts().cloned(),
             packages: bindings.packages().to_vec(),
             agent: match bindings.agent() {
                 little_frontend::draft::AgentDecl::Present(agent) => Some(agent.clone()),
@@ -387,7 +387,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
             None => out.put("{}"),
         }
         field(out, false, "contracts");
-        match &graph_node.contracts {
+        match graph_node.declared_contracts() {
             Some(c) => value(out, &contracts_json(c)),
             None => out.put("null"),
         }

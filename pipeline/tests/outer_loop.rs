@@ -214,7 +214,8 @@ fn a_later_cycle_with_another_input_is_refused() {
         3,
         "other-input.json",
     );
-    assert!(tool_failure(result).contains("another input"));
+    let message = tool_failure(result);
+    assert!(message.contains("another input"), "{message}");
 }
 
 /// The error for an outer-loop file with `text`, which must not touch the log.

@@ -3,7 +3,7 @@
 //! other nodes, are decided during resolution.)
 
 use little_frontend::draft::config_value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::Finding;
@@ -13,21 +13,29 @@ use crate::db::{SourceFile, Workspace};
 use crate::queries::draft_ir;
 
 use super::node::check_node;
-use super::resolve::{GraphEdge, resolved_graph};
+use super::resolve::{FaultyEdge, GraphEdge, resolved_graph};
+use crate::unknown::Resolved;
 
 #[salsa::tracked(returns(ref))]
 pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
     let mut findings = Vec::new();
-    // Branch edges by router, and every (router id, label) an authored edge carries — even
-    // an edge that failed to resolve handles its label: that edge has its own diagnostic.
-    let mut branches_of: HashMap<u32, Vec<&GraphEdge>> = HashMap::new();
-    for edge in graph.edges.iter().filter(|e| e.kind == EdgeKind::Branch) {
-        branches_of.entry(edge.from).or_default().push(edge);
+    // The forward and branch edges out of each router, sound and faulty, in authored order.
+    let is_router = |i: u32| graph.node(i).kind() == Some(NodeKind::Router);
+    let mut out_of: HashMap<u32, Vec<&GraphEdge>> = HashMap::new();
+    for edge in graph.edges.iter().filter(|e| e.kind.is_progress() && is_router(e.from)) {
+        out_of.entry(edge.from).or_default().push(edge);
     }
-    let authored: HashSet<(&str, &str)> =
-        graph.labels.iter().map(|(node, label)| (node.as_str(), label.as_str())).collect();
+    let mut faulty_out_of: HashMap<u32, Vec<&FaultyEdge>> = HashMap::new();
+    for edge in &graph.faulty {
+        if let Resolved::Known(from) = edge.from
+            && is_router(from)
+            && edge.kind.could_be(|k| k.is_progress())
+        {
+            faulty_out_of.entry(from).or_default().push(edge);
+        }
+    }
     for (index, node) in graph.nodes.iter().enumerate() {
         if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Router) {
             continue;
@@ -75,40 +83,72 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
                 .node(&node.id),
             );
         }
+        // Each edge's label, resolved against the router's: missing or undeclared, it is
+        // unknown (reported once) and could be any of them.
+        let mut labels: Vec<Resolved<&str>> = Vec::new();
         let mut wired: HashMap<&str, &str> = HashMap::new();
-        for &edge in branches_of.get(&(index as u32)).map_or(&[][..], Vec::as_slice) {
-            let Some(label) = edge.label() else { continue };
-            let label_at = edge.anchor().at("branch").at("label");
-            if !distinct.contains(&label) {
-                findings.push(
-                    Finding::new(
-                        Code::BranchUnknownLabel,
-                        label_at,
-                        format!(
-                            "edge `{}` takes branch `{label}`, which router `{}` does not declare",
-                            edge.id, node.id
-                        ),
-                    )
-                    .edge(&edge.id)
-                    .node(&node.id)
-                    .help(suggest::did_you_mean(label, distinct.iter().copied())),
-                );
-            } else if let Some(first) = wired.get(label) {
-                findings.push(
-                    Finding::new(
-                        Code::BranchDuplicateLabel,
-                        label_at,
-                        format!("edges `{first}` and `{}` both take branch `{label}` of router `{}`", edge.id, node.id),
-                    )
-                    .edge(&edge.id)
-                    .node(&node.id),
-                );
-            } else {
-                wired.insert(label, &edge.id);
-            }
+        for &edge in out_of.get(&(index as u32)).map_or(&[][..], Vec::as_slice) {
+            let label = match edge.label() {
+                // A forward edge, or a branch without a label: `branch.missing_label`,
+                // reported where the edge is resolved.
+                None => Resolved::Unknown,
+                // A label on an edge that is not a branch (`branch.missing_label` too): the
+                // one it names if the router declares it, unknown otherwise.
+                Some(label) if edge.kind != EdgeKind::Branch => {
+                    if distinct.contains(&label) {
+                        Resolved::Known(label)
+                    } else {
+                        Resolved::Unknown
+                    }
+                }
+                Some(label) if !distinct.contains(&label) => {
+                    findings.push(
+                        Finding::new(
+                            Code::BranchUnknownLabel,
+                            edge.anchor().at("branch").at("label"),
+                            format!(
+                                "edge `{}` takes branch `{label}`, which router `{}` does not declare",
+                                edge.id, node.id
+                            ),
+                        )
+                        .edge(&edge.id)
+                        .node(&node.id)
+                        .help(suggest::did_you_mean(label, distinct.iter().copied())),
+                    );
+                    Resolved::Unknown
+                }
+                Some(label) => {
+                    if let Some(first) = wired.get(label) {
+                        findings.push(
+                            Finding::new(
+                                Code::BranchDuplicateLabel,
+                                edge.anchor().at("branch").at("label"),
+                                format!(
+                                    "edges `{first}` and `{}` both take branch `{label}` of router `{}`",
+                                    edge.id, node.id
+                                ),
+                            )
+                            .edge(&edge.id)
+                            .node(&node.id),
+                        );
+                    } else {
+                        wired.insert(label, &edge.id);
+                    }
+                    Resolved::Known(label)
+                }
+            };
+            labels.push(label);
+        }
+        // A faulty edge is not blamed for its label: one the router declares it takes, any
+        // other is unknown.
+        for &edge in faulty_out_of.get(&(index as u32)).map_or(&[][..], Vec::as_slice) {
+            labels.push(match edge.label.as_deref() {
+                Some(label) if distinct.contains(&label) => Resolved::Known(label),
+                _ => Resolved::Unknown,
+            });
         }
         for (i, label) in declared.iter().enumerate() {
-            if declared[..i].contains(label) || authored.contains(&(node.id.as_str(), *label)) {
+            if declared[..i].contains(label) || labels.iter().any(|taken| taken.could_be(|t| t == label)) {
                 continue;
             }
             findings.push(

@@ -53,50 +53,58 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
             let key = if direction == Direction::Output { "outputs" } else { "inputs" };
             index.map(|i| node.anchor().at("contracts").at(key).at(i))
         };
-        if !types_overlap(output.types, input.types) {
-            let mut finding = Finding::new(
-                Code::ContractIncompatibleTypes,
-                at.clone(),
-                format!(
-                    "edge `{}` maps output `{}` ({}) to input `{}` ({}): no type in common",
-                    edge.id,
-                    edge.from_port,
-                    output.types.join(", "),
-                    edge.to_port,
-                    input.types.join(", ")
-                ),
-            )
-            .edge(&edge.id)
-            .node(&target.id);
-            if let Some(anchor) = declared(source, Direction::Output, output.contract_index) {
-                finding = finding.related("output declared here", anchor);
-            }
-            if let Some(anchor) = declared(target, Direction::Input, input.contract_index) {
-                finding = finding.related("input declared here", anchor);
-            }
-            findings.push(finding);
-        } else if !types_subset(output.types, input.types) {
-            findings.push(
-                Finding::new(
-                    Code::ContractPartialTypeOverlap,
+        // Types an unreadable envelope may declare are unknown: nothing to compare.
+        if let (Some(&output_types), Some(&input_types)) = (output.types.known(), input.types.known()) {
+            if !types_overlap(output_types, input_types) {
+                let mut finding = Finding::new(
+                    Code::ContractIncompatibleTypes,
                     at.clone(),
                     format!(
-                        "edge `{}` maps output `{}` ({}) to input `{}` ({}): the producer may emit a type the input does not accept",
+                        "edge `{}` maps output `{}` ({}) to input `{}` ({}): no type in common",
                         edge.id,
                         edge.from_port,
-                        output.types.join(", "),
+                        output_types.join(", "),
                         edge.to_port,
-                        input.types.join(", ")
+                        input_types.join(", ")
                     ),
                 )
                 .edge(&edge.id)
-                .node(&target.id),
-            );
+                .node(&target.id);
+                if let Some(anchor) = declared(source, Direction::Output, output.contract_index) {
+                    finding = finding.related("output declared here", anchor);
+                }
+                if let Some(anchor) = declared(target, Direction::Input, input.contract_index) {
+                    finding = finding.related("input declared here", anchor);
+                }
+                findings.push(finding);
+            } else if !types_subset(output_types, input_types) {
+                findings.push(
+                    Finding::new(
+                        Code::ContractPartialTypeOverlap,
+                        at.clone(),
+                        format!(
+                            "edge `{}` maps output `{}` ({}) to input `{}` ({}): the producer may emit a type the input does not accept",
+                            edge.id,
+                            edge.from_port,
+                            output_types.join(", "),
+                            edge.to_port,
+                            input_types.join(", ")
+                        ),
+                    )
+                    .edge(&edge.id)
+                    .node(&target.id),
+                );
+            }
         }
         for (i, artifact) in mapping.artifacts.iter().enumerate() {
-            let declared = source.contracts.as_ref().is_some_and(|c| c.artifacts.iter().any(|a| &a.id == artifact));
-            if !declared {
-                let known = source.contracts.iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str()));
+            // Unreadable contracts may declare any artifact; absent ones declare none.
+            let undeclared = match &source.contracts {
+                None => true,
+                Some(contracts) => contracts.known_to_be(|c| c.artifacts.iter().all(|a| &a.id != artifact)),
+            };
+            if undeclared {
+                let known =
+                    source.declared_contracts().into_iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str()));
                 findings.push(
                     Finding::new(
                         Code::ContractUndeclaredArtifact,
@@ -118,10 +126,10 @@ pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: S
         if node.nth > 0 || !node.is_executable() {
             continue;
         }
-        let Some(contracts) = &node.contracts else { continue };
+        let Some(contracts) = node.declared_contracts() else { continue };
         for (i, port) in contracts.inputs.iter().enumerate().filter(|(_, p)| p.required) {
             let mapped = mapped_into.contains(&(index, port.port.as_str()));
-            if !mapped && !graph.was_aimed_at(index, &port.port) {
+            if !mapped && !graph.faulty_edge_could_feed(index, &port.port) {
                 findings.push(
                     Finding::new(
                         Code::ContractMissingRequiredInput,

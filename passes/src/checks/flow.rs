@@ -8,18 +8,19 @@ use crate::db::{SourceFile, Workspace};
 
 use super::adjacency::Adjacency;
 use super::resolve::resolved_graph;
+use crate::unknown::Resolved;
 
 #[salsa::tracked(returns(ref))]
 pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let mut findings = Vec::new();
     let count = graph.nodes.len();
-    let successors = Adjacency::new(count, graph.intents.iter().copied());
+    // A node of unknown kind (its family did not resolve) could be a trigger.
+    let kind_unknown = |i: u32| graph.node(i).family.is_none();
     let triggers: Vec<u32> =
         (0..count as u32).filter(|&i| graph.node(i).is_trigger() && graph.node(i).nth == 0).collect();
     if triggers.is_empty() {
-        // An unresolved family may be the trigger the author meant.
-        if !graph.unresolved_families && graph.nodes.iter().any(|n| n.is_executable()) {
+        if !(0..count as u32).any(kind_unknown) && graph.nodes.iter().any(|n| n.is_executable()) {
             findings.push(Finding::new(
                 Code::GraphMissingTrigger,
                 Anchor::root().at("nodes"),
@@ -28,8 +29,23 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         }
         return findings;
     }
+    // Every connection, faulty ones too, wires its source; one from an unknown node could
+    // come from anywhere, so what it enters counts as reached.
+    let mut wired = vec![false; count];
+    let mut entered_from_unknown = Vec::new();
+    let mut pairs = Vec::new();
+    for (from, to) in graph.connections() {
+        if let Resolved::Known(from) = from {
+            wired[from as usize] = true;
+        }
+        match (from, to) {
+            (Resolved::Known(from), Resolved::Known(to)) => pairs.push((from, to)),
+            (Resolved::Unknown, Resolved::Known(to)) => entered_from_unknown.push(to),
+            _ => {}
+        }
+    }
     for &trigger in &triggers {
-        if successors.of(trigger).is_empty() {
+        if !wired[trigger as usize] {
             let node = graph.node(trigger);
             findings.push(
                 Finding::new(
@@ -41,8 +57,9 @@ pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
             );
         }
     }
-    let starts = triggers.iter().copied().chain(graph.entered_from_nowhere.iter().copied());
-    let starts = starts.chain((0..count as u32).filter(|&i| graph.node(i).family.is_none()));
+    let successors = Adjacency::new(count, pairs.into_iter());
+    let starts =
+        triggers.iter().copied().chain(entered_from_unknown).chain((0..count as u32).filter(|&i| kind_unknown(i)));
     let reached = reachable(&successors, starts);
     for (i, node) in graph.nodes.iter().enumerate() {
         if !reached[i] && node.is_executable() && !node.is_trigger() && node.nth == 0 {

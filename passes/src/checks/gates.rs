@@ -52,10 +52,13 @@ pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         }
         let predecessors = predecessor_lists.get_or_insert_with(|| predecessors(graph));
         let upstream = ancestors(predecessors, index as u32);
-        // An unresolved node upstream, or one behind an edge from a node that does not
-        // exist, might produce the artifact: say nothing (the dangling edge is the fault).
+        // Unknown ancestry, an upstream node of unknown family or whose contracts cannot be
+        // read: the artifact may be there. Say nothing; that fault has its diagnostic.
         if ancestry_unknown(graph, &upstream, index as u32)
-            || upstream.iter().enumerate().any(|(i, &up)| up && graph.nodes[i].family.is_none())
+            || upstream
+                .iter()
+                .enumerate()
+                .any(|(i, &up)| up && (graph.nodes[i].family.is_none() || graph.nodes[i].contracts_unknown()))
         {
             continue;
         }
@@ -63,7 +66,9 @@ pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
             .iter()
             .enumerate()
             .filter(|&(_, &up)| up)
-            .flat_map(|(i, _)| graph.nodes[i].contracts.iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str())))
+            .flat_map(|(i, _)| {
+                graph.nodes[i].declared_contracts().into_iter().flat_map(|c| c.artifacts.iter().map(|a| a.id.as_str()))
+            })
             .collect();
         for (i, id) in evidence.iter().enumerate() {
             let Some(id) = id else { continue };

@@ -24,7 +24,11 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         let output = source.port(Direction::Output, &edge.from_port).expect("resolved");
         let input = target.port(Direction::Input, &edge.to_port).expect("resolved");
         let contract_checked = edge.mapping().is_some() && graph.contract_mode;
-        if !contract_checked && !types_overlap(output.types, input.types) {
+        // Types an unreadable envelope may declare are unknown: nothing to compare.
+        if let (Some(&output_types), Some(&input_types)) = (output.types.known(), input.types.known())
+            && !contract_checked
+            && !types_overlap(output_types, input_types)
+        {
             findings.push(
                 Finding::new(
                     Code::GraphIncompatiblePortTypes,
@@ -34,10 +38,10 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
                         edge.id,
                         source.id,
                         edge.from_port,
-                        list(output.types),
+                        list(output_types),
                         target.id,
                         edge.to_port,
-                        list(input.types)
+                        list(input_types)
                     ),
                 )
                 .edge(&edge.id),
@@ -68,7 +72,7 @@ pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sourc
         let family = node.family.as_ref().expect("executable");
         for port in family.inputs.iter().filter(|p| p.required) {
             let fed = into.of(index).iter().any(|&e| graph.edges[e as usize].to_port == port.name);
-            if !fed && !graph.was_aimed_at(index, &port.name) {
+            if !fed && !graph.faulty_edge_could_feed(index, &port.name) {
                 findings.push(
                     Finding::new(
                         Code::GraphMissingRequiredInput,

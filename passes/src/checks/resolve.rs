@@ -1,11 +1,14 @@
 //! Resolution of the authored graph (SPEC §2.1): every edge either resolves to two
-//! executable nodes and two ports, or is reported once — as its first fault — and
-//! then counts for nothing else.
+//! executable nodes and two ports (a sound edge), or is reported once — as its first
+//! fault — and becomes a faulty edge whose unresolved parts are unknown
+//! ([`crate::unknown`]): no check blames it again, and every check that asks whether
+//! something is there (wired, reached, fed, handled) counts it.
 
 use std::sync::Arc;
 
 use little_diagnostics::{Code, suggest};
 use little_frontend::anchor::{Anchor, Finding};
+use little_frontend::draft::ContractsDecl;
 use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
 use little_ir::ids;
@@ -14,6 +17,7 @@ use rustc_hash::FxHashMap;
 
 use crate::db::{SourceFile, Workspace};
 use crate::queries::{FamilyName, Node, draft_ir, family};
+use crate::unknown::Resolved;
 use little_frontend::draft::EdgeEntry;
 
 /// Inputs or outputs.
@@ -37,17 +41,20 @@ impl Direction {
 pub struct GraphNode {
     pub id: Name,
     pub nth: u32,
-    /// `None`: the node names no family, or one the catalog lacks (reported per node).
+    /// `None`: the node names no family, or one the catalog lacks (reported per node): its
+    /// kind is unknown.
     pub family: Option<Arc<Family>>,
-    /// Boxed: few nodes declare contracts.
-    pub contracts: Option<Box<Contracts>>,
+    /// `None`: it declares none; unknown: its envelope cannot be read (reported by the
+    /// reader), so it declares anything. Boxed: few nodes declare contracts.
+    pub contracts: Option<Resolved<Box<Contracts>>>,
 }
 
 /// A port of a node: the family's, with a contract's types overriding.
 #[derive(Clone, Copy, Debug)]
 pub struct PortView<'a> {
     pub name: &'a str,
-    pub types: &'a [String],
+    /// Unknown on a node whose contracts cannot be read: they may override any port's types.
+    pub types: Resolved<&'a [String]>,
     pub required: bool,
     pub multiple: bool,
     /// Index of the declaring entry in the node's contract, if the contract declares it.
@@ -71,8 +78,18 @@ impl GraphNode {
         Anchor::node(&self.id, self.nth)
     }
 
+    /// The contracts it declares, when they could be read.
+    pub fn declared_contracts(&self) -> Option<&Contracts> {
+        self.contracts.as_ref()?.known().map(|c| &**c)
+    }
+
+    /// Its contracts cannot be read: they may declare any port, type or artifact.
+    pub fn contracts_unknown(&self) -> bool {
+        self.contracts.as_ref().is_some_and(Resolved::is_unknown)
+    }
+
     fn contract_ports(&self, direction: Direction) -> &[little_ir::draft::ContractPort] {
-        match (&self.contracts, direction) {
+        match (self.declared_contracts(), direction) {
             (Some(c), Direction::Input) => &c.inputs,
             (Some(c), Direction::Output) => &c.outputs,
             (None, _) => &[],
@@ -87,8 +104,19 @@ impl GraphNode {
         }
     }
 
-    pub fn port(&self, direction: Direction, name: &str) -> Option<PortView<'_>> {
+    pub fn port<'a>(&'a self, direction: Direction, name: &'a str) -> Option<PortView<'a>> {
         let family = self.family_ports(direction).iter().find(|p| p.name == name);
+        if self.contracts_unknown() {
+            // Unreadable contracts may declare this port, and any types for it; a port they
+            // add could take several edges.
+            return Some(PortView {
+                name,
+                types: Resolved::Unknown,
+                required: family.is_some_and(|p| p.required),
+                multiple: family.is_none_or(|p| p.multiple),
+                contract_index: None,
+            });
+        }
         let contract = self.contract_ports(direction).iter().position(|p| p.port == name);
         match (family, contract) {
             (None, None) => None,
@@ -96,7 +124,9 @@ impl GraphNode {
                 let declared = contract.map(|i| &self.contract_ports(direction)[i]);
                 Some(PortView {
                     name: family.map_or_else(|| declared.unwrap().port.as_str(), |p| p.name.as_str()),
-                    types: declared.map_or_else(|| family.unwrap().types.as_slice(), |c| c.types.as_slice()),
+                    types: Resolved::Known(
+                        declared.map_or_else(|| family.unwrap().types.as_slice(), |c| c.types.as_slice()),
+                    ),
                     required: family.is_some_and(|p| p.required),
                     multiple: family.is_some_and(|p| p.multiple),
                     contract_index: contract,
@@ -169,26 +199,36 @@ impl GraphEdge {
     }
 }
 
+/// An authored edge that has its one diagnostic (or enters or leaves a node whose family
+/// is unknown): what of it resolved. No check blames it again; every check that asks
+/// whether something is there (wired, reached, fed, handled) counts it, each unknown part
+/// matching anything ([`crate::unknown`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultyEdge {
+    /// Unknown when the node does not exist (and no node's id is near the one written) or
+    /// the endpoint is missing.
+    pub from: Resolved<u32>,
+    pub to: Resolved<u32>,
+    /// The input it enters; unknown when that does not resolve, so it could be any.
+    pub to_port: Resolved<Name>,
+    /// Unknown when the authored kind is not a kind.
+    pub kind: Resolved<EdgeKind>,
+    /// The branch label it carries, as authored (the router's check resolves it).
+    pub label: Option<String>,
+}
+
 /// The draft's graph after resolution.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ResolvedGraph {
     pub nodes: Vec<GraphNode>,
+    /// The sound edges: what the checks that blame an edge (types, duplicates, labels,
+    /// cycles, retries) read.
     pub edges: Vec<GraphEdge>,
-    /// Forward and branch connections between existing, non-visual nodes as the author
-    /// meant them, faulty ports included: reachability follows intent, so one bad port
-    /// is not also a cascade of unreachable nodes.
-    pub intents: Vec<(u32, u32)>,
-    /// Every (source node id, branch label) that an authored edge carries, resolved or not
-    /// (a label on an edge that failed has that edge's own diagnostic), sorted.
-    pub labels: Vec<(Name, String)>,
-    /// Input ports that a dropped edge was aimed at: not reported as missing.
-    pub aimed: Vec<(u32, Name)>,
-    /// Nodes entered by an edge from a node that does not exist: what the author meant
-    /// to lead there is unknown, so they count as reached.
-    pub entered_from_nowhere: Vec<u32>,
-    /// Some node's family did not resolve: it might be the trigger, or the bridge.
-    pub unresolved_families: bool,
-    /// Some executable node declares contracts (SPEC: contract mode).
+    /// The faulty edges, in authored order.
+    pub faulty: Vec<FaultyEdge>,
+    /// Faulty edges by the node they enter, `(node, position in faulty)`, sorted.
+    faulty_into: Vec<(u32, u32)>,
+    /// Some executable node declares contracts, readable or not (SPEC: contract mode).
     pub contract_mode: bool,
     pub findings: Vec<Finding>,
 }
@@ -198,10 +238,26 @@ impl ResolvedGraph {
         &self.nodes[index as usize]
     }
 
-    /// Whether a dropped edge was aimed at this input port (`aimed` is sorted).
-    pub fn was_aimed_at(&self, node: u32, port: &str) -> bool {
-        let start = self.aimed.partition_point(|(n, p)| (*n, p.as_str()) < (node, port));
-        self.aimed.get(start).is_some_and(|(n, p)| *n == node && p == port)
+    /// Every forward or branch connection the author wired, sound or faulty, as
+    /// `(from, to)`: wiring, reachability and ancestry follow what the author meant.
+    pub fn connections(&self) -> impl Iterator<Item = (Resolved<u32>, Resolved<u32>)> + '_ {
+        let sound = self
+            .edges
+            .iter()
+            .filter(|e| e.kind.is_progress())
+            .map(|e| (Resolved::Known(e.from), Resolved::Known(e.to)));
+        let faulty = self.faulty.iter().filter(|e| e.kind.could_be(|k| k.is_progress())).map(|e| (e.from, e.to));
+        sound.chain(faulty)
+    }
+
+    /// Whether a faulty edge could feed this input: SPEC §2.1, the input an edge that
+    /// failed was aimed at is not reported missing (and an unknown port could be any).
+    pub fn faulty_edge_could_feed(&self, node: u32, port: &str) -> bool {
+        let start = self.faulty_into.partition_point(|&(n, _)| n < node);
+        self.faulty_into[start..]
+            .iter()
+            .take_while(|&&(n, _)| n == node)
+            .any(|&(_, e)| self.faulty[e as usize].to_port.could_be(|p| p == port))
     }
 }
 
@@ -233,10 +289,11 @@ pub(crate) fn resolve<'db>(
         let name = node.family(db);
         let family =
             name.and_then(|name| families.entry(name).or_insert_with(|| family(db, catalog, name).clone()).clone());
-        if name.is_some() && family.is_none() {
-            graph.unresolved_families = true;
-        }
-        let contracts = node.contracts(db).valid().cloned().map(Box::new);
+        let contracts = match node.contracts(db) {
+            ContractsDecl::Absent => None,
+            ContractsDecl::Invalid => Some(Resolved::Unknown),
+            ContractsDecl::Valid(contracts) => Some(Resolved::Known(contracts.clone())),
+        };
         if nth > 0 {
             graph.findings.push(
                 Finding::new(
@@ -266,9 +323,6 @@ pub(crate) fn resolve<'db>(
     graph.edges.reserve_exact(edges.len());
     for (entry, found) in edges.iter().zip(found.chunks_exact(2)) {
         let decl = &entry.decl;
-        if let (Some(from), Some(label)) = (&decl.from, &decl.branch_label) {
-            graph.labels.push((from.node.clone(), label.clone()));
-        }
         let at = Anchor::edge(&decl.id, entry.nth);
         if entry.nth > 0 {
             graph.findings.push(
@@ -281,37 +335,66 @@ pub(crate) fn resolve<'db>(
                 .related("first used here", Anchor::edge(&decl.id, 0).at("id")),
             );
         }
-        let (Some(from), Some(to)) = (&decl.from, &decl.to) else { continue };
-        if entry.invalid {
-            continue;
-        }
-        if let Some(edge) = resolve_edge(&mut graph, (found[0], found[1]), &decl.id, entry.nth, &at, from, to, decl) {
-            graph.edges.push(edge);
+        match resolve_edge(&mut graph, (found[0], found[1]), entry, &at) {
+            Outcome::Sound(edge) => graph.edges.push(edge),
+            Outcome::Faulty(edge) => graph.faulty.push(edge),
+            Outcome::Dropped => {}
         }
     }
-    graph.aimed.sort();
-    graph.aimed.dedup();
-    graph.labels.sort();
-    graph.labels.dedup();
+    graph.faulty_into =
+        graph.faulty.iter().enumerate().filter_map(|(at, e)| Some((*e.to.known()?, at as u32))).collect();
+    graph.faulty_into.sort_unstable();
     graph
 }
 
-/// Resolves one edge, or reports its first fault and returns `None`.
-#[allow(clippy::too_many_arguments)]
+/// What became of one authored edge.
+enum Outcome {
+    Sound(GraphEdge),
+    Faulty(FaultyEdge),
+    /// It touches a visual-only node: dropped before any other check sees it (SPEC §2.1).
+    Dropped,
+}
+
+/// Resolves one edge, or reports its first fault and keeps what of it resolved.
 fn resolve_edge(
     graph: &mut ResolvedGraph,
     (from_index, to_index): (Option<u32>, Option<u32>),
-    id: &str,
-    nth: u32,
+    entry: &EdgeEntry,
     at: &Anchor,
-    from: &Endpoint,
-    to: &Endpoint,
-    decl: &little_ir::draft::EdgeDecl,
-) -> Option<GraphEdge> {
+) -> Outcome {
+    let decl = &entry.decl;
+    let id = decl.id.as_str();
+    let faulty = |from: Option<u32>, to: Option<u32>, to_port: Resolved<Name>| {
+        Outcome::Faulty(FaultyEdge {
+            from: from.into(),
+            to: to.into(),
+            to_port,
+            kind: if entry.invalid { Resolved::Unknown } else { Resolved::Known(decl.kind) },
+            label: decl.branch_label.clone(),
+        })
+    };
+    let aimed = |graph: &ResolvedGraph, to: Option<u32>| {
+        to.map_or(Resolved::Unknown, |to| aimed_port(graph.node(to), decl.to.as_ref()))
+    };
+    let (Some(from), Some(to)) = (&decl.from, &decl.to) else {
+        // A missing endpoint is a shape fault the reader reported.
+        return faulty(from_index, to_index, aimed(graph, to_index));
+    };
+    if entry.invalid {
+        // So is a malformed kind.
+        return faulty(from_index, to_index, aimed(graph, to_index));
+    }
     if from_index.is_none() || to_index.is_none() {
         let (side, missing) = if from_index.is_none() { ("from", &from.node) } else { ("to", &to.node) };
-        let ids = graph.nodes.iter().filter(|n| n.nth == 0).map(|n| n.id.as_str());
-        let help = suggest::did_you_mean(missing, ids);
+        let ids = || graph.nodes.iter().filter(|n| n.nth == 0).map(|n| n.id.as_str());
+        let help = suggest::did_you_mean(missing, ids());
+        // A node id misspelt near an existing one stands for it, as the help says; any
+        // other missing node is unknown.
+        let meant = |name: &str| {
+            let near = suggest::nearest(name, ids())?;
+            graph.nodes.iter().position(|n| n.nth == 0 && n.id == near).map(|i| i as u32)
+        };
+        let (from_meant, to_meant) = (from_index.or_else(|| meant(&from.node)), to_index.or_else(|| meant(&to.node)));
         let both = from_index.is_none() && to_index.is_none();
         let message = if both {
             format!("edge `{id}` connects `{}` to `{}`, and neither node exists", from.node, to.node)
@@ -322,20 +405,10 @@ fn resolve_edge(
             )
         };
         graph.findings.push(Finding::new(Code::GraphDanglingEdge, at.at(side).at("node"), message).edge(id).help(help));
-        if let Some(to_index) = to_index {
-            graph.entered_from_nowhere.push(to_index);
-        }
-        if let Some(to_index) = to_index
-            && let Some(port) =
-                to.port.clone().or_else(|| graph.node(to_index).default_port(Direction::Input).map(Name::from))
-        {
-            graph.aimed.push((to_index, port));
-        }
-        return None;
+        return faulty(from_meant, to_meant, aimed(graph, to_meant));
     }
     let (from_index, to_index) = (from_index.unwrap(), to_index.unwrap());
     let (source, target) = (graph.node(from_index), graph.node(to_index));
-    let progress = decl.kind.is_progress();
     let visual = |n: &GraphNode| n.family.as_ref().is_some_and(|f| f.visual_only);
     if visual(source) || visual(target) {
         let which = if visual(source) { source } else { target };
@@ -351,23 +424,11 @@ fn resolve_edge(
             )
             .edge(id),
         );
-        return None;
+        return Outcome::Dropped;
     }
-    let intent = progress && from_index != to_index;
     if source.family.is_none() || target.family.is_none() {
-        // The node's unknown family is its one diagnostic: the edge still counts as wired
-        // for reachability and for the input it was aimed at.
-        let aimed = target
-            .family
-            .as_ref()
-            .and_then(|_| to.port.clone().or_else(|| target.default_port(Direction::Input).map(Name::from)));
-        if intent {
-            graph.intents.push((from_index, to_index));
-        }
-        if let Some(port) = aimed {
-            graph.aimed.push((to_index, port));
-        }
-        return None;
+        // The node's unknown family is its one diagnostic.
+        return faulty(Some(from_index), Some(to_index), aimed(graph, Some(to_index)));
     }
     if target.is_trigger() {
         graph.findings.push(
@@ -379,15 +440,14 @@ fn resolve_edge(
             .edge(id)
             .node(&target.id),
         );
-        return None;
+        return faulty(Some(from_index), Some(to_index), Resolved::Unknown);
     }
     let mapping = decl.mapping.as_ref();
-    let mut faulty = false;
-    let mut resolve_port = |graph: &mut ResolvedGraph,
-                            endpoint: &Endpoint,
-                            node_index: u32,
-                            direction: Direction,
-                            side: &str|
+    let resolve_port = |graph: &mut ResolvedGraph,
+                        endpoint: &Endpoint,
+                        node_index: u32,
+                        direction: Direction,
+                        side: &str|
      -> Option<Name> {
         let node = graph.node(node_index);
         let mapped = mapping.and_then(|m| match direction {
@@ -409,7 +469,6 @@ fn resolve_edge(
                     graph
                         .findings
                         .push(Finding::new(Code::GraphInvalidPort, at.at(side), message).edge(id).node(&node.id));
-                    faulty = true;
                     return None;
                 }
             },
@@ -425,13 +484,6 @@ fn resolve_edge(
             names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         };
         let family = node.family.as_ref().map_or("", |f| f.id.as_str());
-        // The input the author meant (not reported missing): the near name, or the only one.
-        let meant = (direction == Direction::Input)
-            .then(|| {
-                suggest::nearest(&name, names.iter().copied()).or(if names.len() == 1 { Some(names[0]) } else { None })
-            })
-            .flatten()
-            .map(str::to_string);
         let (code, anchor) = if via_mapping {
             (
                 Code::ContractUnknownPort,
@@ -447,25 +499,16 @@ fn resolve_edge(
             direction.noun()
         );
         graph.findings.push(Finding::new(code, anchor, message).edge(id).node(&node.id).help(help));
-        faulty = true;
-        if let Some(meant) = meant {
-            graph.aimed.push((node_index, Name::from(meant)));
-        }
         None
     };
     let from_port = resolve_port(graph, from, from_index, Direction::Output, "from");
     let to_port = resolve_port(graph, to, to_index, Direction::Input, "to");
-    if faulty {
-        if intent {
-            graph.intents.push((from_index, to_index));
-        }
-        if let Some(port) = to_port {
-            graph.aimed.push((to_index, port));
-        }
-        return None;
-    }
-    let (from_port, to_port) = (from_port?, to_port?);
-    if progress && from_index == to_index {
+    let (from_port, to_port) = match (from_port, to_port) {
+        (Some(from_port), Some(to_port)) => (from_port, to_port),
+        // The port that did not resolve is unknown: it could be any of the node's inputs.
+        (_, to_port) => return faulty(Some(from_index), Some(to_index), to_port.into()),
+    };
+    if decl.kind.is_progress() && from_index == to_index {
         graph.findings.push(
             Finding::new(
                 Code::GraphSelfConnection,
@@ -478,10 +521,11 @@ fn resolve_edge(
             .edge(id)
             .node(&from.node),
         );
-        return None;
+        return faulty(Some(from_index), Some(to_index), Resolved::Known(to_port));
     }
     let source = graph.node(from_index);
     let from_router = source.kind() == Some(NodeKind::Router);
+    // The label's own faults; the router's check takes a missing label as unknown.
     match decl.kind {
         EdgeKind::Forward if from_router => graph.findings.push(
             Finding::new(
@@ -512,12 +556,9 @@ fn resolve_edge(
         ),
         _ => {}
     }
-    if intent {
-        graph.intents.push((from_index, to_index));
-    }
-    Some(GraphEdge {
+    Outcome::Sound(GraphEdge {
         id: Name::from(id),
-        nth,
+        nth: entry.nth,
         from: from_index,
         from_port,
         to: to_index,
@@ -532,4 +573,24 @@ fn resolve_edge(
             })
         }),
     })
+}
+
+/// The input an edge that failed elsewhere enters: the port it names, or the node's
+/// default input when it names none; unknown when the node has no such input (or its
+/// family is unknown), so that it could be any.
+fn aimed_port(node: &GraphNode, endpoint: Option<&Endpoint>) -> Resolved<Name> {
+    if node.family.is_none() {
+        return Resolved::Unknown;
+    }
+    let name = match endpoint.and_then(|e| e.port.as_ref()) {
+        Some(port) => port.as_str(),
+        None => match node.default_port(Direction::Input) {
+            Some(port) => port,
+            None => return Resolved::Unknown,
+        },
+    };
+    match node.port(Direction::Input, name) {
+        Some(port) => Resolved::Known(Name::from(port.name)),
+        None => Resolved::Unknown,
+    }
 }

@@ -1,12 +1,17 @@
-//! Ancestors over forward and branch edges, as the author wired them (`intents`).
-//! Iterative: no recursion on the depth of a draft.
+//! Ancestors over forward and branch connections as the author wired them, faulty ones
+//! included ([`ResolvedGraph::connections`]). Iterative: no recursion on the depth of a draft.
 
 use super::adjacency::Adjacency;
 use super::resolve::ResolvedGraph;
+use crate::unknown::Resolved;
 
 /// Predecessor lists of every node.
 pub fn predecessors(graph: &ResolvedGraph) -> Adjacency<u32> {
-    Adjacency::new(graph.nodes.len(), graph.intents.iter().map(|&(from, to)| (to, from)))
+    let known = graph.connections().filter_map(|c| match c {
+        (Resolved::Known(from), Resolved::Known(to)) => Some((to, from)),
+        _ => None,
+    });
+    Adjacency::new(graph.nodes.len(), known)
 }
 
 /// Every node that reaches `node` (not `node` itself, unless it lies on a loop).
@@ -23,8 +28,11 @@ pub fn ancestors(predecessors: &Adjacency<u32>, node: u32) -> Vec<bool> {
 }
 
 /// Whether part of what leads to `node` is unknown: it, or a node upstream of it, is
-/// entered by an edge from a node that does not exist. Checks about ancestry then say
-/// nothing, since the dangling edge is the one fault (SPEC §2.1).
+/// entered by a connection from an unknown node (one that does not exist). Checks about
+/// ancestry then say nothing: anything may be upstream.
 pub fn ancestry_unknown(graph: &ResolvedGraph, upstream: &[bool], node: u32) -> bool {
-    graph.entered_from_nowhere.iter().any(|&n| n == node || upstream[n as usize])
+    graph.connections().any(|c| match c {
+        (Resolved::Unknown, Resolved::Known(to)) => to == node || upstream[to as usize],
+        _ => false,
+    })
 }
