@@ -631,6 +631,29 @@ static MUTATIONS: &[Mutation] = &[
         Some(Target::Edge(d.edge_id(i)))
     })
     .rule(Rule::UnresolvedEdge),
+    mutation!(GraphDanglingEdge, "start an edge at a near misspelling of its source's id", |d, pick| {
+        // `fetch_3` → `fetch-3`: one edit from its node, two or more from any other id, so
+        // it stands for that node (docs/decisions.md), which stays wired.
+        let i = pick.one(&d.edges_of_kind("forward"))?;
+        let from = d.edges()[i]["from"]["node"].as_str()?.replacen('_', "-", 1);
+        d.edges_mut()[i]["from"]["node"] = json!(from);
+        Some(Target::Edge(d.edge_id(i)))
+    })
+    .rule(Rule::UnresolvedEdge),
+    mutation!(GraphDanglingEdge, "end an edge at a near misspelling of its target's id", |d, pick| {
+        // The target stands for its node: it stays reached and its input fed.
+        let i = pick.one(&d.edges_of_kind("forward"))?;
+        let to = d.edges()[i]["to"]["node"].as_str()?.replacen('_', "-", 1);
+        d.edges_mut()[i]["to"]["node"] = json!(to);
+        Some(Target::Edge(d.edge_id(i)))
+    })
+    .rule(Rule::UnresolvedEdge),
+    mutation!(GraphDanglingEdge, "add an edge into a node that does not exist", |d, pick| {
+        let from = pick.one(&d.ids_of(&ALL_EXECUTABLE))?;
+        let edge = json!({ "id": d.fresh_edge_id(), "from": { "node": from }, "to": { "node": "ghost" } });
+        Some(d.add_edge(edge))
+    })
+    .rule(Rule::UnresolvedEdge),
     mutation!(GraphInvalidPort, "misspell the input port of an edge", |d, pick| {
         let i = pick.one(&d.edges_of_kind("forward"))?;
         if d.edges()[i].get("mapping").is_some() {
