@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use little_diagnostics::render::{HumanOptions, render_human};
-use little_diagnostics::{Code, Diagnostic, LineIndex, Severity};
+use little_diagnostics::{Code, Diagnostic, Severity};
 use little_passes::inputs::{InputPaths, Loaded, load_workspace};
-use little_passes::project::{View, compiled_topology, topology_json};
+use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
-use serde_json::{Map, Value, json};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_BLOCKED: i32 = 1;
@@ -207,6 +206,10 @@ struct Checked {
 }
 
 impl Checked {
+    fn as_embedded(&self) -> little_embed::Checked<'_> {
+        little_embed::Checked { path: &self.path, text: &self.text, report: &self.report }
+    }
+
     fn as_checked_file(&self) -> crate::sarif::CheckedFile<'_> {
         crate::sarif::CheckedFile { path: &self.path, text: &self.text, diagnostics: &self.report.diagnostics }
     }
@@ -426,12 +429,8 @@ fn check(
     let exit = if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK };
     let written = match format {
         Format::Json => {
-            let files: Vec<Value> = checked.iter().map(file_json).collect();
-            let report = json!({
-                "format": "little-report/v1",
-                "files": files,
-                "summary": { "files": checked.len(), "errors": errors, "warnings": warnings, "blocking": blocking },
-            });
+            let files: Vec<little_embed::Checked<'_>> = checked.iter().map(Checked::as_embedded).collect();
+            let report = little_embed::report_json(&files);
             writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("JSON values serialize"))
         }
         Format::Human => write_human(&checked, errors, warnings, out),
@@ -452,22 +451,6 @@ fn check(
     // The process ends here: tearing the database down would only cost time.
     std::mem::forget(db);
     Ok(exit)
-}
-
-fn file_json(checked: &Checked) -> Value {
-    let index = LineIndex::new(&checked.text);
-    let diagnostics: Vec<Value> = checked
-        .report
-        .diagnostics
-        .iter()
-        .map(|d| little_diagnostics::json::diagnostic_json(d, &checked.text, &index))
-        .collect();
-    let mut o = Map::new();
-    o.insert("path".into(), json!(checked.path));
-    o.insert("document".into(), json!(checked.report.document.map(|k| k.as_str())));
-    o.insert("diagnostics".into(), Value::Array(diagnostics));
-    o.insert("candidate".into(), checked.report.candidate.as_ref().map_or(Value::Null, |c| c.to_json()));
-    Value::Object(o)
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -520,12 +503,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;
         return Ok(EXIT_BLOCKED);
     };
-    let document = json!({
-        "format": "little-compiled/v1",
-        "candidate": candidate.to_json(),
-        "topology": topology_json(&topology, View::Full),
-        "diagnostics": checked.report.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, &checked.text, &LineIndex::new(&checked.text))).collect::<Vec<_>>(),
-    });
+    let document = little_embed::compiled_json(candidate, &topology, &checked.as_embedded());
     let text = serde_json::to_string_pretty(&document).expect("JSON values serialize") + "\n";
     std::fs::write(output, text).map_err(|e| ToolError(format!("cannot write `{}`: {e}", output.display())))?;
     writeln!(out, "{}: candidate {} written to {}", checked.path, candidate.id, output.display()).map_err(write_err)?;

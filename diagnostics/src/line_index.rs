@@ -9,6 +9,8 @@ pub enum Encoding {
     Utf8,
     /// UTF-16 code units (a character outside the BMP counts two).
     Utf16,
+    /// Characters (Unicode scalar values), as Python's strings count.
+    Utf32,
 }
 
 impl Encoding {
@@ -16,6 +18,7 @@ impl Encoding {
         match self {
             Encoding::Utf8 => c.len_utf8() as u32,
             Encoding::Utf16 => c.len_utf16() as u32,
+            Encoding::Utf32 => 1,
         }
     }
 }
@@ -85,6 +88,8 @@ impl LineIndex {
                     }
                 })
                 .sum(),
+            // One per character start byte.
+            Encoding::Utf32 => prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u32,
         };
         (line as u32, column)
     }

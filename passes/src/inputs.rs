@@ -41,9 +41,14 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Reads a file and decodes it as UTF-8.
 pub fn load(path: &Path) -> Result<Loaded, String> {
+    Ok(decode(read_bytes(path)?))
+}
+
+/// Decodes bytes as UTF-8; where they are not, the diagnostic and a text that keeps offsets.
+pub fn decode(bytes: Vec<u8>) -> Loaded {
     // The bytes become the text where they are (a large draft is not copied to be decoded).
-    let bytes = match String::from_utf8(read_bytes(path)?) {
-        Ok(text) => return Ok(Loaded::Text(text)),
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) => return Loaded::Text(text),
         Err(error) => error.into_bytes(),
     };
     let diagnostic = little_frontend::json::decode_utf8(&bytes).expect_err("bytes that are not UTF-8");
@@ -52,7 +57,7 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         text.push_str(chunk.valid());
         text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
     }
-    Ok(Loaded::NotUtf8(Box::new(diagnostic), text))
+    Loaded::NotUtf8(Box::new(diagnostic), text)
 }
 
 /// Builds the workspace, its inputs of the given durability ([`crate::db::BATCH`] for a
@@ -60,21 +65,52 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 /// shows every problem (rendered with its source line): it is never read as "no catalog"
 /// or "no rows".
 pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durability) -> Result<Workspace, String> {
-    let reader = |path: &Path, what: &str| -> Result<SourceFile, String> {
-        match load(path)? {
-            Loaded::Text(text) => {
-                Ok(SourceFile::with_durability(db, path.display().to_string(), text.into(), durability))
-            }
-            Loaded::NotUtf8(d, _) => Err(format!("{what} `{}` is not UTF-8: {}", path.display(), d.message)),
+    let read = |path: &Option<PathBuf>, what: &str| -> Result<Option<InputText>, String> {
+        let Some(path) = path else { return Ok(None) };
+        Ok(Some(InputText { name: path.display().to_string(), bytes: read_bytes(path)?, what: what.to_string() }))
+    };
+    let texts = [
+        read(&paths.catalog, "catalog")?,
+        read(&paths.context, "context")?,
+        read(&paths.bindings, "binding rows")?,
+        read(&paths.snapshot, "snapshot")?,
+    ];
+    let [catalog, context, bindings, snapshot] = texts;
+    workspace_of(db, InputTexts { catalog, context, bindings, snapshot }, durability)
+}
+
+/// One workspace document in memory: its name in messages, its bytes, what it is.
+pub struct InputText {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    /// "catalog", "context", "binding rows" or "snapshot", for messages.
+    pub what: String,
+}
+
+/// The workspace documents in memory; `None` is "not given", as in [`InputPaths`].
+#[derive(Default)]
+pub struct InputTexts {
+    pub catalog: Option<InputText>,
+    pub context: Option<InputText>,
+    pub bindings: Option<InputText>,
+    pub snapshot: Option<InputText>,
+}
+
+/// [`load_workspace`] of documents in memory.
+pub fn workspace_of(db: &mut Database, texts: InputTexts, durability: Durability) -> Result<Workspace, String> {
+    let file = |input: InputText| -> Result<SourceFile, String> {
+        match decode(input.bytes) {
+            Loaded::Text(text) => Ok(SourceFile::with_durability(db, input.name, text.into(), durability)),
+            Loaded::NotUtf8(d, _) => Err(format!("{} `{}` is not UTF-8: {}", input.what, input.name, d.message)),
         }
     };
-    let catalog = match &paths.catalog {
-        Some(path) => reader(path, "catalog")?,
+    let catalog = match texts.catalog {
+        Some(input) => file(input)?,
         None => SourceFile::with_durability(db, EMBEDDED_CATALOG.to_string(), DEFAULT_CATALOG.into(), durability),
     };
-    let context = paths.context.as_deref().map(|p| reader(p, "context")).transpose()?;
-    let bindings = paths.bindings.as_deref().map(|p| reader(p, "binding rows")).transpose()?;
-    let snapshot = paths.snapshot.as_deref().map(|p| reader(p, "snapshot")).transpose()?;
+    let context = texts.context.map(file).transpose()?;
+    let bindings = texts.bindings.map(file).transpose()?;
+    let snapshot = texts.snapshot.map(file).transpose()?;
     let ws = Workspace::builder(catalog, context, bindings, snapshot).durability(durability).new(db);
     match workspace_problems(db, ws) {
         None => Ok(ws),

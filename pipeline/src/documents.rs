@@ -43,8 +43,11 @@ pub struct LoadedDefinition {
 /// Reads a definition; any blocking diagnostic (not JSON, another format, a wrong shape,
 /// an invalid schema) refuses it with the diagnostics.
 pub fn load_definition(db: &Database, path: &Path) -> Result<LoadedDefinition, Failure> {
-    let text = read_text(path, "definition")?;
-    let display = path.display().to_string();
+    definition_from_text(db, path.display().to_string(), read_text(path, "definition")?)
+}
+
+/// [`load_definition`] of a definition's text, named `display` in diagnostics.
+pub fn definition_from_text(db: &Database, display: String, text: Arc<str>) -> Result<LoadedDefinition, Failure> {
     let file = SourceFile::new(db, display.clone(), text.clone());
     let report = little_passes::report(db, crate::workspace(db, None), file);
     let mut diagnostics = report.diagnostics;

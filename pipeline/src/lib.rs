@@ -102,14 +102,28 @@ pub fn capabilities_for_cycle(definition: &Path, outer_loop: Option<&Path>) -> R
     Ok(Capabilities::new(loaded.definition).for_cycle(outer_loop.as_ref()))
 }
 
+/// [`capabilities`] of a definition's text (named `display` in diagnostics), for callers
+/// that hold documents in memory (`embed`).
+pub fn capabilities_of_text(display: &str, definition: &str) -> Result<Capabilities, Failure> {
+    let db = Database::default();
+    let loaded = documents::definition_from_text(&db, display.to_string(), definition.into())?;
+    documents::missing_tools(&loaded)?;
+    Ok(Capabilities::new(loaded.definition))
+}
+
 /// `little lock`: validates an LWIR against a definition, then registers and locks it.
 pub fn lock(lwir: &Path, definition: &Path) -> Result<Registration, Failure> {
     let capabilities = capabilities(definition)?;
     let bytes =
         std::fs::read(lwir).map_err(|e| Failure::Tool(format!("cannot read the LWIR `{}`: {e}", lwir.display())))?;
-    let validation = register::validate(&capabilities, &lwir.display().to_string(), &bytes);
+    lock_bytes(&capabilities, &lwir.display().to_string(), &bytes)
+}
+
+/// [`lock`] of an LWIR's bytes (named `display`) against a definition's capabilities.
+pub fn lock_bytes(capabilities: &Capabilities, display: &str, lwir: &[u8]) -> Result<Registration, Failure> {
+    let validation = register::validate(capabilities, display, lwir);
     if validation.blocking() {
         return Err(Failure::Blocked(vec![validation.into()]));
     }
-    register::register(&capabilities, &validation).map_err(Failure::Tool)
+    register::register(capabilities, &validation).map_err(Failure::Tool)
 }
