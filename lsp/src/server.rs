@@ -25,6 +25,7 @@ use salsa::Setter;
 
 use crate::features;
 use crate::settings::{SETTINGS_FILE, Settings};
+use little_passes::inputs::Style;
 
 /// What a worker tells the main loop.
 enum Done {
@@ -140,10 +141,9 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
         done_sender,
         done,
     };
-    match params.initialization_options.as_ref().map(|o| Settings::from_json(o, server.root.as_deref())) {
-        Some(Ok(settings)) => server.client_settings = settings,
-        Some(Err(message)) => server.show(MessageType::ERROR, format!("little: {message}")),
-        None => {}
+    if let Some(options) = params.initialization_options.as_ref() {
+        let read = Settings::from_json(options, server.root.as_deref());
+        server.client_settings = server.report_problems(read);
     }
     server.apply_settings();
     server.request_configuration();
@@ -272,13 +272,21 @@ impl Server {
     }
 
     fn take_client_settings(&mut self, value: &serde_json::Value) {
-        match Settings::from_json(value, self.root.as_deref()) {
-            Ok(settings) => {
-                self.client_settings = settings;
-                self.apply_settings();
-            }
-            Err(message) => self.show(MessageType::ERROR, format!("little: {message}; the settings are unchanged")),
+        let read = Settings::from_json(value, self.root.as_deref());
+        self.client_settings = self.report_problems(read);
+        self.apply_settings();
+    }
+
+    /// Shows each problem of some settings (one line each) and gives the settings that apply.
+    fn report_problems(&self, read: crate::settings::Read) -> Settings {
+        for problem in &read.problems {
+            let kind = match problem.level {
+                crate::settings::Level::Warning => MessageType::WARNING,
+                crate::settings::Level::Error => MessageType::ERROR,
+            };
+            self.show(kind, format!("little: {}", problem.message));
         }
+        read.settings
     }
 
     fn request_configuration(&mut self) {
@@ -314,19 +322,14 @@ impl Server {
     /// then every open document is checked again. Settings that cannot be used are shown
     /// (and the reader documents get their diagnostics); the previous workspace stays.
     fn apply_settings(&mut self) {
-        let toml_settings = match self.root.as_ref().map(|root| (root.join(SETTINGS_FILE), root)) {
-            Some((path, root)) if path.is_file() => {
-                match std::fs::read_to_string(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display())) {
-                    Ok(text) => Settings::from_toml(&text, root).unwrap_or_else(|message| {
-                        self.show(MessageType::ERROR, format!("little: {message}; it is ignored"));
-                        Settings::default()
-                    }),
-                    Err(message) => {
-                        self.show(MessageType::ERROR, format!("little: {message}"));
-                        Settings::default()
-                    }
+        let toml_settings = match self.root.as_ref().map(|root| root.join(SETTINGS_FILE)) {
+            Some(path) if path.is_file() => match std::fs::read_to_string(&path) {
+                Ok(text) => self.report_problems(Settings::from_toml(&text, &path)),
+                Err(e) => {
+                    self.show(MessageType::ERROR, format!("little: {}: cannot read it: {e}", path.display()));
+                    Settings::default()
                 }
-            }
+            },
             _ => Settings::default(),
         };
         self.settings = Arc::new(toml_settings.overridden_by(&self.client_settings));
@@ -334,13 +337,14 @@ impl Server {
         for uri in std::mem::take(&mut self.settings_diagnostics) {
             self.publish(uri, Vec::new(), None);
         }
-        match little_passes::inputs::load_workspace(&mut self.db, &self.settings.input_paths(), salsa::Durability::LOW)
-        {
+        let paths = self.settings.input_paths();
+        match little_passes::inputs::load_workspace_in(&mut self.db, &paths, salsa::Durability::LOW, Style::Brief) {
             Ok(workspace) => self.workspace = workspace,
             Err(problems) => {
+                // One line; the files themselves get the diagnostics.
                 self.show(
                     MessageType::ERROR,
-                    format!("little: the settings files cannot be used; checking goes on with the previous ones.\n{problems}"),
+                    format!("little: {problems}; checking goes on with the previous settings"),
                 );
                 self.publish_settings_diagnostics();
             }

@@ -62,64 +62,136 @@ impl Settings {
 
     /// Client settings: `{ "catalog": "…", … }`, or the same under `"little"` (how VS Code
     /// sections them). `null` is no settings. Relative paths are taken from `root`.
-    pub fn from_json(value: &Value, root: Option<&Path>) -> Result<Settings, String> {
+    pub fn from_json(value: &Value, root: Option<&Path>) -> Read {
+        const SOURCE: &str = "the client's settings";
         let value = value.get("little").unwrap_or(value);
         let object = match value {
-            Value::Null => return Ok(Settings::default()),
+            Value::Null => return Read::default(),
             Value::Object(object) => object,
-            other => return Err(format!("the settings must be an object, not {}", type_name(other))),
+            other => {
+                return Read::error(format!(
+                    "{SOURCE}: they must be an object, not {}; they are ignored",
+                    type_name(other)
+                ));
+            }
         };
-        let mut pairs = Vec::new();
+        let mut read = Read::default();
         for (key, value) in object {
             match value {
                 Value::Null => {}
-                Value::String(text) => pairs.push((key.as_str(), text.as_str())),
-                other => return Err(format!("the setting `{key}` must be a string, not {}", type_name(other))),
+                Value::String(text) => read.take(SOURCE, key, text, root),
+                other if KEYS.contains(&key.as_str()) => read.problems.push(Problem::error(format!(
+                    "{SOURCE}: `{key}` must be a string, not {}; it is ignored",
+                    type_name(other)
+                ))),
+                _ => read.unknown(SOURCE, key),
             }
         }
-        Settings::from_pairs(&pairs, root, "the client's settings")
+        read
     }
 
-    /// `little.toml`: top-level string keys `catalog`, `context`, `bindings`, `snapshot`
-    /// (paths relative to the file's folder) and `explainUrl`.
-    pub fn from_toml(text: &str, root: &Path) -> Result<Settings, String> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("{SETTINGS_FILE}: {e}"))?;
-        let mut pairs = Vec::new();
-        for (key, value) in &table {
-            match value.as_str() {
-                Some(text) => pairs.push((key.as_str(), text)),
-                None => return Err(format!("{SETTINGS_FILE}: `{key}` must be a string, not {}", value.type_str())),
+    /// `little.toml` at `path`: top-level string keys `catalog`, `context`, `bindings`,
+    /// `snapshot` (paths relative to the file's folder) and `explainUrl`; the `providers`
+    /// tables belong to `little plan`. Problems name the file, line and column.
+    pub fn from_toml(text: &str, path: &Path) -> Read {
+        let root = path.parent().unwrap_or(Path::new("/"));
+        let index = little_diagnostics::LineIndex::new(text);
+        let at = |offset: usize| {
+            let (line, column) = index.line_col(text, offset as u32);
+            format!("{}:{line}:{column}", path.display())
+        };
+        let table = match toml::de::DeTable::parse(text) {
+            Ok(table) => table,
+            Err(e) => {
+                let offset = e.span().map_or(0, |span| span.start);
+                return Read::error(format!("{}: {}; the file is ignored", at(offset), one_line(e.message())));
+            }
+        };
+        let mut read = Read::default();
+        for (key, value) in table.get_ref() {
+            let (name, source) = (key.get_ref().as_ref(), at(key.span().start));
+            match value.get_ref() {
+                toml::de::DeValue::String(text) => read.take(&source, name, text, Some(root)),
+                _ if OTHER_TABLES.contains(&name) => {}
+                other if KEYS.contains(&name) => read.problems.push(Problem::error(format!(
+                    "{source}: `{name}` must be a string, not {}; it is ignored",
+                    other.type_str()
+                ))),
+                _ => read.unknown(&source, name),
             }
         }
-        Settings::from_pairs(&pairs, Some(root), SETTINGS_FILE)
+        read
+    }
+}
+
+/// Top-level tables of `little.toml` that other commands read.
+const OTHER_TABLES: [&str; 1] = ["providers"];
+
+/// How much a settings problem costs: a warning leaves everything else in force; an
+/// error means a setting the user meant is not applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Warning,
+    Error,
+}
+
+/// One problem with the settings, as one plain line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub level: Level,
+    pub message: String,
+}
+
+impl Problem {
+    fn error(message: String) -> Problem {
+        Problem { level: Level::Error, message }
+    }
+}
+
+/// Settings read from one source, and what was wrong in it: a wrong key is left out and
+/// the others apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Read {
+    pub settings: Settings,
+    pub problems: Vec<Problem>,
+}
+
+impl Read {
+    fn error(message: String) -> Read {
+        Read { settings: Settings::default(), problems: vec![Problem::error(message)] }
     }
 
-    fn from_pairs(pairs: &[(&str, &str)], root: Option<&Path>, source: &str) -> Result<Settings, String> {
-        let mut settings = Settings::default();
-        let path = |text: &str| match root {
+    fn take(&mut self, source: &str, key: &str, text: &str, root: Option<&Path>) {
+        let path = || match root {
             Some(root) if Path::new(text).is_relative() => root.join(text),
             _ => PathBuf::from(text),
         };
-        for &(key, text) in pairs {
-            match key {
-                "catalog" => settings.catalog = Some(path(text)),
-                "context" => settings.context = Some(path(text)),
-                "bindings" => settings.bindings = Some(path(text)),
-                "snapshot" => settings.snapshot = Some(path(text)),
-                "explainUrl" => settings.explain_url = Some(text.to_string()),
-                unknown => {
-                    let help = little_diagnostics::suggest::did_you_mean(unknown, KEYS)
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default();
-                    return Err(format!(
-                        "{source}: unknown setting `{unknown}`{help} (known: {})",
-                        KEYS.map(|k| format!("`{k}`")).join(", ")
-                    ));
-                }
-            }
+        let settings = &mut self.settings;
+        match key {
+            "catalog" => settings.catalog = Some(path()),
+            "context" => settings.context = Some(path()),
+            "bindings" => settings.bindings = Some(path()),
+            "snapshot" => settings.snapshot = Some(path()),
+            "explainUrl" => settings.explain_url = Some(text.to_string()),
+            _ => self.unknown(source, key),
         }
-        Ok(settings)
     }
+
+    fn unknown(&mut self, source: &str, key: &str) {
+        let help = little_diagnostics::suggest::did_you_mean(key, KEYS).map(|h| format!("; {h}")).unwrap_or_default();
+        self.problems.push(Problem {
+            level: Level::Warning,
+            message: format!(
+                "{source}: unknown setting `{key}`{help}; it is ignored (known: {})",
+                KEYS.map(|k| format!("`{k}`")).join(", ")
+            ),
+        });
+    }
+}
+
+/// A message on one line: a parser's multi-line message joined with `; `.
+fn one_line(message: &str) -> String {
+    message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -139,24 +211,60 @@ mod tests {
 
     #[test]
     fn client_settings_override_the_toml_key_by_key() {
-        let root = Path::new("/ws");
-        let toml = Settings::from_toml("catalog = \"cat.json\"\ncontext = \"/abs/ctx.json\"\n", root).unwrap();
+        let toml =
+            Settings::from_toml("catalog = \"cat.json\"\ncontext = \"/abs/ctx.json\"\n", Path::new("/ws/little.toml"));
+        assert_eq!(toml.problems, []);
+        let toml = toml.settings;
         assert_eq!(toml.catalog.as_deref(), Some(Path::new("/ws/cat.json")));
         assert_eq!(toml.context.as_deref(), Some(Path::new("/abs/ctx.json")));
-        let client = Settings::from_json(&serde_json::json!({"little": {"context": "c2.json"}}), Some(root)).unwrap();
-        let merged = toml.overridden_by(&client);
+        let client =
+            Settings::from_json(&serde_json::json!({"little": {"context": "c2.json"}}), Some(Path::new("/ws")));
+        let merged = toml.overridden_by(&client.settings);
         assert_eq!(merged.catalog.as_deref(), Some(Path::new("/ws/cat.json")));
         assert_eq!(merged.context.as_deref(), Some(Path::new("/ws/c2.json")));
         assert_eq!(merged.explain_url("a.b"), "https://little.dev/explain/a.b");
     }
 
     #[test]
-    fn bad_settings_say_what_is_wrong() {
-        let error = Settings::from_json(&serde_json::json!({"catalgo": "x"}), None).unwrap_err();
-        assert!(error.contains("unknown setting `catalgo`; did you mean `catalog`?"), "{error}");
-        let error = Settings::from_json(&serde_json::json!({"catalog": 3}), None).unwrap_err();
-        assert!(error.contains("`catalog` must be a string, not a number"), "{error}");
-        let error = Settings::from_toml("catalog = [", Path::new("/")).unwrap_err();
-        assert!(error.starts_with("little.toml:"), "{error}");
+    fn an_unknown_key_is_a_warning_and_the_rest_apply() {
+        let read = Settings::from_json(&serde_json::json!({"catalgo": "x", "context": "c.json"}), None);
+        assert_eq!(read.settings.context.as_deref(), Some(Path::new("c.json")));
+        assert_eq!(read.problems.len(), 1);
+        assert_eq!(read.problems[0].level, Level::Warning);
+        assert!(
+            read.problems[0].message.contains("unknown setting `catalgo`; did you mean `catalog`?"),
+            "{:?}",
+            read.problems
+        );
+        let read = Settings::from_json(&serde_json::json!({"catalog": 3, "context": "c.json"}), None);
+        assert_eq!((read.problems[0].level, read.settings.catalog), (Level::Error, None));
+        assert!(read.problems[0].message.contains("`catalog` must be a string, not a number"), "{:?}", read.problems);
+        assert!(read.settings.context.is_some());
+    }
+
+    #[test]
+    fn toml_problems_are_one_line_with_file_line_and_column() {
+        let path = Path::new("/ws/little.toml");
+        let read = Settings::from_toml(
+            "catalog = \"cat.json\"\ncontxt = \"c.json\"\n[providers.openai]\nbase_url = \"u\"\n",
+            path,
+        );
+        assert_eq!(read.settings.catalog.as_deref(), Some(Path::new("/ws/cat.json")));
+        assert_eq!(read.problems.len(), 1, "the providers table is little plan's: {:?}", read.problems);
+        assert!(
+            read.problems[0]
+                .message
+                .starts_with("/ws/little.toml:2:1: unknown setting `contxt`; did you mean `context`?")
+        );
+        let read = Settings::from_toml("catalog = [\n", path);
+        assert_eq!(read.problems.len(), 1);
+        let message = &read.problems[0].message;
+        assert!(message.starts_with("/ws/little.toml:") && !message.contains('\n'), "{message}");
+        let read = Settings::from_toml("context = 3\n", path);
+        assert!(
+            read.problems[0].message.starts_with("/ws/little.toml:1:1: `context` must be a string, not integer"),
+            "{:?}",
+            read.problems
+        );
     }
 }

@@ -99,7 +99,49 @@ fn a_bad_catalog_is_shown_on_the_file_and_checking_goes_on() {
         "{:?}",
         client.messages
     );
-    assert!(client.messages.iter().any(|m| m.contains("`catalgo` must be a string")), "{:?}", client.messages);
+    assert!(client.messages.iter().any(|m| m.contains("unknown setting `catalgo`")), "{:?}", client.messages);
+    client.shutdown();
+}
+
+#[test]
+fn a_misspelt_setting_is_a_warning_and_the_others_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ctx.json"), other_tenant()).unwrap();
+    let mut client = Client::start(Options {
+        initialization_options: Some(json!({ "catalgo": "catalog.json", "context": "ctx.json" })),
+        root: Some(dir.path()),
+        ..Options::default()
+    });
+    // The context applies although another key is misspelt.
+    assert!(has(&client.open(&uri("draft.json"), SUPPORT_TRIAGE), "request.tenant_mismatch"));
+    let warning = client.messages.iter().find(|m| m.contains("catalgo")).expect("a message about the key");
+    assert!(warning.contains("unknown setting `catalgo`; did you mean `catalog`?"), "{warning}");
+    client.shutdown();
+}
+
+#[test]
+fn settings_problems_are_one_plain_line_naming_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ctx.json"), other_tenant()).unwrap();
+    std::fs::write(dir.path().join("bad.json"), "{ \"format\": \"workflow-context/v1\",\n  \"tenantId\": 7 }").unwrap();
+    // A little.toml with a syntax error after a good line, and a table little plan reads.
+    std::fs::write(
+        dir.path().join("little.toml"),
+        "context = \"ctx.json\"\n[providers.openai]\nbase_url = \"http://x\"\nexplainUrl = = 3\n",
+    )
+    .unwrap();
+    let mut client = Client::start(Options { root: Some(dir.path()), ..Options::default() });
+    let _ = client.open(&uri("draft.json"), SUPPORT_TRIAGE);
+    let toml = dir.path().join("little.toml");
+    let message = client.messages.iter().find(|m| m.contains("little.toml")).expect("a message about little.toml");
+    assert!(message.starts_with(&format!("little: {}:4:", toml.display())), "{message}");
+    assert!(!message.contains('\n'), "one line: {message}");
+    // A context that cannot be used: one line naming the file, line and column.
+    client.notify("workspace/didChangeConfiguration", json!({ "settings": { "context": "bad.json" } }));
+    let _ = client.diagnostics(&uri("draft.json"), Some(1));
+    let bad = dir.path().join("bad.json");
+    let message = client.messages.iter().find(|m| m.contains("bad.json")).expect("a message about bad.json");
+    assert!(message.contains(&format!("{}:2:", bad.display())) && !message.contains('\n'), "{message}");
     client.shutdown();
 }
 

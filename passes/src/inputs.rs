@@ -65,6 +65,16 @@ pub fn decode(bytes: Vec<u8>) -> Loaded {
 /// shows every problem (rendered with its source line): it is never read as "no catalog"
 /// or "no rows".
 pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durability) -> Result<Workspace, String> {
+    load_workspace_in(db, paths, durability, Style::Human)
+}
+
+/// [`load_workspace`], its problems written in `style`.
+pub fn load_workspace_in(
+    db: &mut Database,
+    paths: &InputPaths,
+    durability: Durability,
+    style: Style,
+) -> Result<Workspace, String> {
     let read = |path: &Option<PathBuf>, what: &str| -> Result<Option<InputText>, String> {
         let Some(path) = path else { return Ok(None) };
         Ok(Some(InputText { name: path.display().to_string(), bytes: read_bytes(path)?, what: what.to_string() }))
@@ -76,7 +86,7 @@ pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durabil
         read(&paths.snapshot, "snapshot")?,
     ];
     let [catalog, context, bindings, snapshot] = texts;
-    workspace_of(db, InputTexts { catalog, context, bindings, snapshot }, durability)
+    workspace_in_style(db, InputTexts { catalog, context, bindings, snapshot }, durability, style)
 }
 
 /// One workspace document in memory: its name in messages, its bytes, what it is.
@@ -98,6 +108,15 @@ pub struct InputTexts {
 
 /// [`load_workspace`] of documents in memory.
 pub fn workspace_of(db: &mut Database, texts: InputTexts, durability: Durability) -> Result<Workspace, String> {
+    workspace_in_style(db, texts, durability, Style::Human)
+}
+
+fn workspace_in_style(
+    db: &mut Database,
+    texts: InputTexts,
+    durability: Durability,
+    style: Style,
+) -> Result<Workspace, String> {
     let file = |input: InputText| -> Result<SourceFile, String> {
         match decode(input.bytes) {
             Loaded::Text(text) => Ok(SourceFile::with_durability(db, input.name, text.into(), durability)),
@@ -112,15 +131,26 @@ pub fn workspace_of(db: &mut Database, texts: InputTexts, durability: Durability
     let bindings = texts.bindings.map(file).transpose()?;
     let snapshot = texts.snapshot.map(file).transpose()?;
     let ws = Workspace::builder(catalog, context, bindings, snapshot).durability(durability).new(db);
-    match workspace_problems(db, ws) {
+    match workspace_problems(db, ws, style) {
         None => Ok(ws),
         Some(problems) => Err(problems),
     }
 }
 
-/// Every error of the workspace's reader documents, rendered; `None` when all are usable.
-pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
-    let mut problems = String::new();
+/// How the problems of unusable reader documents are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Rendered with their source lines, for a terminal.
+    Human,
+    /// One plain line per document, `the context `c.json` cannot be used: c.json:3:5:
+    /// message (code)`, for an editor's message.
+    Brief,
+}
+
+/// Every error of the workspace's reader documents, written in `style`; `None` when all
+/// are usable.
+pub fn workspace_problems(db: &Database, ws: Workspace, style: Style) -> Option<String> {
+    let mut problems: Vec<String> = Vec::new();
     let mut usable = |file: SourceFile, what: &str, findings: &[Finding]| {
         let parsed = outline(db, file);
         let resolved: Vec<Diagnostic> = match &parsed.tree {
@@ -132,10 +162,29 @@ pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
         };
         let all: Vec<Diagnostic> =
             parsed.diagnostics.iter().cloned().chain(resolved).filter(|d| d.severity() == Severity::Error).collect();
-        if !all.is_empty() {
-            problems.push_str(&format!("the {what} `{}` cannot be used:\n", file.path(db)));
-            problems.push_str(&render_human(file.path(db), file.text(db), &all, &HumanOptions::default()));
-        }
+        let Some(first) = all.first() else { return };
+        let (path, text) = (file.path(db), file.text(db));
+        problems.push(match style {
+            Style::Human => format!(
+                "the {what} `{path}` cannot be used:\n{}",
+                render_human(path, text, &all, &HumanOptions::default())
+            ),
+            Style::Brief => {
+                let (line, column) = first
+                    .span
+                    .as_ref()
+                    .map_or((1, 1), |span| little_diagnostics::LineIndex::new(text).line_col(text, span.start));
+                let more = match all.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                format!(
+                    "the {what} `{path}` cannot be used: {path}:{line}:{column}: {} ({}){more}",
+                    first.message,
+                    first.code.as_str()
+                )
+            }
+        });
     };
     let catalog = ws.catalog(db);
     usable(catalog, "catalog", &catalog_of(db, catalog).findings);
@@ -149,7 +198,11 @@ pub fn workspace_problems(db: &Database, ws: Workspace) -> Option<String> {
         usable(file, "snapshot", &crate::lwir::binding::snapshot_of(db, file).findings);
     }
     if let Some(message) = crate::checks::config::catalog_schema_problems(db, catalog) {
-        problems.push_str(&message);
+        problems.push(match style {
+            Style::Human => message,
+            Style::Brief => message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "),
+        });
     }
-    (!problems.is_empty()).then(|| problems.trim_end().to_string())
+    let separator = if style == Style::Human { "" } else { "; " };
+    (!problems.is_empty()).then(|| problems.join(separator).trim_end().to_string())
 }
