@@ -285,3 +285,20 @@ fn closing_clears_and_unknown_requests_fail_cleanly() {
     assert_eq!(response.error.unwrap().code, lsp_server::ErrorCode::MethodNotFound as i32);
     client.shutdown();
 }
+
+#[test]
+fn an_empty_file_gets_its_diagnostic_at_0_0() {
+    let mut client = Client::start(Options::default());
+    for text in ["", "   ", "\n"] {
+        let name = format!("empty{}.json", text.len());
+        let diagnostics = client.open(&uri(&name), text);
+        assert_eq!(diagnostics.len(), 1, "{text:?}: {diagnostics:#?}");
+        let range = diagnostics[0].range;
+        let lines = text.split('\n').count() as u32;
+        assert!(range.start.line < lines && range.end.line < lines, "{text:?}: {range:?} on a line that does not exist");
+        if text.is_empty() {
+            assert_eq!((range.start, range.end), (lsp_types::Position::new(0, 0), lsp_types::Position::new(0, 0)));
+        }
+    }
+    client.shutdown();
+}
