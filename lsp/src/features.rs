@@ -10,11 +10,11 @@ use little_passes::queries::{catalog_of, whole_tree};
 use lsp_types::request::Request as _;
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability, CompletionItem,
-    CompletionItemKind, CompletionOptions, CompletionParams, CompletionTextEdit, DiagnosticRelatedInformation,
-    DiagnosticSeverity, DocumentSymbol, DocumentSymbolParams, GotoDefinitionParams, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, Location, MarkupContent, MarkupKind, NumberOrString, OneOf, Position,
-    PositionEncodingKind, ServerCapabilities, SymbolKind, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit,
-    Url, WorkspaceEdit, request,
+    CompletionItemKind, CompletionList, CompletionOptions, CompletionParams, CompletionTextEdit,
+    DiagnosticRelatedInformation, DiagnosticSeverity, DocumentSymbol, DocumentSymbolParams, GotoDefinitionParams,
+    Hover, HoverContents, HoverParams, HoverProviderCapability, Location, MarkupContent, MarkupKind, NumberOrString,
+    OneOf, Position, PositionEncodingKind, ServerCapabilities, SymbolKind, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextEdit, Url, WorkspaceEdit, request,
 };
 use serde_json::Value;
 
@@ -263,30 +263,34 @@ fn symbols(snapshot: &Snapshot, _params: DocumentSymbolParams) -> Option<Vec<Doc
     Some(outline)
 }
 
-fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Vec<CompletionItem>> {
+/// At most this many completion items go out; past it the list is marked incomplete and
+/// the client asks again as more is typed (a 10,000-node draft has 10,000 node ids).
+pub const COMPLETION_CAP: usize = 100;
+
+fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<CompletionList> {
     let offset = snapshot.offset(params.text_document_position.position);
     let tree = snapshot.tree()?;
     let cursor = analysis::cursor_at(tree, offset);
     let spot = analysis::spot(tree, &cursor)?;
     let catalog = snapshot.catalog();
-    // (label, detail, documentation)
-    let candidates: Vec<(String, Option<String>, Option<String>)> = match spot {
+    // (label, detail, documentation, deprecated)
+    let candidates: Vec<(String, Option<String>, Option<String>, bool)> = match spot {
         Spot::Family { .. } => catalog
             .families
             .iter()
             .map(|f| {
                 let detail = format!("{} · {}", f.kind.as_str(), f.semantic);
-                (f.id.clone(), Some(detail), Some(analysis::family_markdown(f)))
+                (f.id.clone(), Some(detail), Some(analysis::family_markdown(f)), f.deprecated)
             })
             .collect(),
         Spot::NodeRef { .. } => analysis::elements(tree, "nodes")
             .iter()
             .filter_map(|&n| {
                 let id = analysis::member_string(tree, n, "id")?;
-                Some((id.to_string(), analysis::member_string(tree, n, "family").map(str::to_string), None))
+                Some((id.to_string(), analysis::member_string(tree, n, "family").map(str::to_string), None, false))
             })
             .fold(Vec::new(), |mut items, item| {
-                if !items.iter().any(|(label, _, _)| *label == item.0) {
+                if !items.iter().any(|(label, ..)| *label == item.0) {
                     items.push(item);
                 }
                 items
@@ -294,47 +298,73 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Vec<Compl
         Spot::Port { edge, output } => {
             let family = analysis::family_of_end(tree, catalog, edge, if output { "from" } else { "to" })?;
             let ports = if output { &family.outputs } else { &family.inputs };
-            ports.iter().map(|p| (p.name.clone(), Some(p.types.join(" | ")), None)).collect()
+            ports.iter().map(|p| (p.name.clone(), Some(p.types.join(" | ")), None, false)).collect()
         }
         Spot::BranchLabel { edge } => {
             let from = tree.get(edge, "from")?.value;
             let (router, _) = analysis::find_by_id(tree, "nodes", analysis::member_string(tree, from, "node")?)?;
-            analysis::branch_labels(tree, router).into_iter().map(|l| (l.to_string(), None, None)).collect()
+            analysis::branch_labels(tree, router).into_iter().map(|l| (l.to_string(), None, None, false)).collect()
         }
         Spot::Need { .. } => {
             let own = cursor.nodes.get(2).and_then(|&step| analysis::member_string(tree, step, "id"));
             analysis::ids(tree, "steps")
                 .into_iter()
                 .filter(|id| Some(*id) != own)
-                .map(|id| (id.to_string(), None, None))
+                .map(|id| (id.to_string(), None, None, false))
                 .collect()
         }
         Spot::NodeId { .. } => return None,
     };
-    // Replace the string's contents, whatever has been typed of it.
+    // Replace the string's contents, whatever has been typed of it; offer what contains
+    // what was typed before the cursor, those that start with it first, deprecated last.
     let span = tree.span(cursor.target());
     let inside = snapshot.range(&(span.start + 1..span.end.saturating_sub(1).max(span.start + 1)));
+    let typed_end = (offset as usize).clamp(span.start as usize + 1, (span.end as usize).max(span.start as usize + 1));
+    let typed = snapshot.text.get(span.start as usize + 1..typed_end).unwrap_or("").to_lowercase();
+    let mut matching: Vec<(u8, usize, (String, Option<String>, Option<String>, bool))> = candidates
+        .into_iter()
+        .enumerate()
+        .filter_map(|(order, candidate)| {
+            let label = candidate.0.to_lowercase();
+            let rank = if label.starts_with(&typed) {
+                0
+            } else if label.contains(&typed) {
+                1
+            } else {
+                return None;
+            };
+            Some((u8::from(candidate.3) * 2 + rank, order, candidate))
+        })
+        .collect();
+    matching.sort_by_key(|&(rank, order, _)| (rank, order));
+    let is_incomplete = matching.len() > COMPLETION_CAP;
+    matching.truncate(COMPLETION_CAP);
     let kind = match spot {
         Spot::Family { .. } => CompletionItemKind::CLASS,
         Spot::Port { .. } => CompletionItemKind::FIELD,
         Spot::BranchLabel { .. } => CompletionItemKind::ENUM_MEMBER,
         _ => CompletionItemKind::REFERENCE,
     };
-    Some(
-        candidates
-            .into_iter()
-            .map(|(label, detail, documentation)| CompletionItem {
-                text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: inside, new_text: label.clone() })),
-                label,
-                kind: Some(kind),
-                detail,
-                documentation: documentation.map(|value| {
-                    lsp_types::Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value })
-                }),
-                ..CompletionItem::default()
-            })
-            .collect(),
-    )
+    let items = matching
+        .into_iter()
+        .enumerate()
+        .map(|(at, (_, _, (label, detail, documentation, deprecated)))| CompletionItem {
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: inside, new_text: label.clone() })),
+            // The client sorts by this: our order, whatever its own fuzzy score.
+            sort_text: Some(format!("{at:04}")),
+            filter_text: Some(label.clone()),
+            label,
+            kind: Some(kind),
+            detail,
+            documentation: documentation.map(|value| {
+                lsp_types::Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value })
+            }),
+            tags: deprecated.then(|| vec![lsp_types::CompletionItemTag::DEPRECATED]),
+            deprecated: deprecated.then_some(true),
+            ..CompletionItem::default()
+        })
+        .collect();
+    Some(CompletionList { is_incomplete, items })
 }
 
 /// A quick fix for every did-you-mean diagnostic that touches the requested range.

@@ -171,8 +171,8 @@ fn symbols_outline_nodes_and_edges() {
     client.shutdown();
 }
 
-fn labels(items: &Value) -> Vec<String> {
-    items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
+fn labels(list: &Value) -> Vec<String> {
+    list["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
 }
 
 #[test]
@@ -189,10 +189,15 @@ fn completion_where_names_are_expected() {
     assert!(labels(&families).contains(&"router.switch".to_string()));
     // The edit replaces the whole string's contents.
     let start = SUPPORT_TRIAGE.find(r#""trigger.webhook""#).unwrap();
-    assert_eq!(families[0]["textEdit"]["range"]["start"], position(SUPPORT_TRIAGE, start + 1, true));
-    assert_eq!(families[0]["textEdit"]["range"]["end"], position(SUPPORT_TRIAGE, start + 16, true));
+    let edit = &families["items"][0]["textEdit"]["range"];
+    assert_eq!(edit["start"], position(SUPPORT_TRIAGE, start + 1, true));
+    assert_eq!(edit["end"], position(SUPPORT_TRIAGE, start + 16, true));
 
+    // What was typed before the cursor (`h`) filters: ids that start with it, then ids
+    // that contain it.
     let nodes = complete(r#""to": { "node": "history" }"#, r#""to": { "node": "h"#.len());
+    assert_eq!(labels(&nodes), ["history"]);
+    let nodes = complete(r#""to": { "node": "history" }"#, r#""to": { "node": ""#.len());
     assert_eq!(labels(&nodes), ["ticket", "history", "route", "page", "digest", "mail"]);
     // `"port": "dataset"` out of `history` (dataset.retrieve): its outputs.
     let ports = complete(r#""port": "dataset""#, r#""port": "d"#.len());
@@ -295,10 +300,51 @@ fn an_empty_file_gets_its_diagnostic_at_0_0() {
         assert_eq!(diagnostics.len(), 1, "{text:?}: {diagnostics:#?}");
         let range = diagnostics[0].range;
         let lines = text.split('\n').count() as u32;
-        assert!(range.start.line < lines && range.end.line < lines, "{text:?}: {range:?} on a line that does not exist");
+        assert!(
+            range.start.line < lines && range.end.line < lines,
+            "{text:?}: {range:?} on a line that does not exist"
+        );
         if text.is_empty() {
             assert_eq!((range.start, range.end), (lsp_types::Position::new(0, 0), lsp_types::Position::new(0, 0)));
         }
     }
+    client.shutdown();
+}
+
+#[test]
+fn completion_is_filtered_capped_and_marks_deprecated_families_last() {
+    // 300 retrievals: more node ids than a completion list carries.
+    let mut nodes = vec![json!({ "id": "start", "family": "trigger.manual" })];
+    let mut edges = Vec::new();
+    for i in 0..300 {
+        nodes.push(json!({ "id": format!("n{i}"), "family": "dataset.retrieve", "config": { "connection": "c" } }));
+        edges.push(json!({ "id": format!("e{i}"), "from": { "node": "start" }, "to": { "node": format!("n{i}") } }));
+    }
+    let draft = serde_json::to_string_pretty(&json!({
+        "format": "workflow-draft/v1", "tenantId": "acme", "workflowId": "w", "draftId": "d", "revision": 1,
+        "catalogVersion": "2026.11", "nodes": nodes, "edges": edges
+    }))
+    .unwrap();
+    let mut client = Client::start(Options::default());
+    let uri = uri("many.json");
+    client.open(&uri, &draft);
+    let mut complete = |needle: &str, skip: usize| {
+        let at = position_of(&draft, needle, skip, true);
+        client.request("textDocument/completion", json!({ "textDocument": { "uri": uri }, "position": at }))
+    };
+    let all = complete(r#""node": "n17""#, r#""node": ""#.len());
+    assert_eq!(all["isIncomplete"], true);
+    assert_eq!(labels(&all).len(), little_lsp::features::COMPLETION_CAP);
+    // `n17` typed: `n17` first, then `n170` … `n179`; complete.
+    let typed = complete(r#""node": "n17""#, r#""node": "n17"#.len());
+    assert_eq!(typed["isIncomplete"], false);
+    let expected: Vec<String> = std::iter::once("n17".to_string()).chain((170..180).map(|i| format!("n{i}"))).collect();
+    assert_eq!(labels(&typed), expected);
+    // Families: `dataset.query` is deprecated: tagged so, and after every other match.
+    let families = complete(r#""family": "dataset.retrieve""#, r#""family": "dataset."#.len());
+    assert_eq!(labels(&families), ["dataset.retrieve", "dataset.query"]);
+    assert_eq!(families["items"][1]["tags"], json!([1]));
+    assert_eq!(families["items"][1]["deprecated"], true);
+    assert!(families["items"][0].get("tags").is_none_or(Value::is_null));
     client.shutdown();
 }
