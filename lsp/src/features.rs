@@ -263,6 +263,20 @@ fn symbols(snapshot: &Snapshot, _params: DocumentSymbolParams) -> Option<Vec<Doc
     Some(outline)
 }
 
+/// One completion candidate.
+struct Candidate {
+    label: String,
+    detail: Option<String>,
+    documentation: Option<String>,
+    deprecated: bool,
+}
+
+impl Candidate {
+    fn named(label: &str, detail: Option<String>) -> Candidate {
+        Candidate { label: label.to_string(), detail, documentation: None, deprecated: false }
+    }
+}
+
 /// At most this many completion items go out; past it the list is marked incomplete and
 /// the client asks again as more is typed (a 10,000-node draft has 10,000 node ids).
 pub const COMPLETION_CAP: usize = 100;
@@ -273,24 +287,28 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Completio
     let cursor = analysis::cursor_at(tree, offset);
     let spot = analysis::spot(tree, &cursor)?;
     let catalog = snapshot.catalog();
-    // (label, detail, documentation, deprecated)
-    let candidates: Vec<(String, Option<String>, Option<String>, bool)> = match spot {
+    let candidates: Vec<Candidate> = match spot {
         Spot::Family { .. } => catalog
             .families
             .iter()
             .map(|f| {
                 let detail = format!("{} · {}", f.kind.as_str(), f.semantic);
-                (f.id.clone(), Some(detail), Some(analysis::family_markdown(f)), f.deprecated)
+                Candidate {
+                    label: f.id.clone(),
+                    detail: Some(detail),
+                    documentation: Some(analysis::family_markdown(f)),
+                    deprecated: f.deprecated,
+                }
             })
             .collect(),
         Spot::NodeRef { .. } => analysis::elements(tree, "nodes")
             .iter()
             .filter_map(|&n| {
                 let id = analysis::member_string(tree, n, "id")?;
-                Some((id.to_string(), analysis::member_string(tree, n, "family").map(str::to_string), None, false))
+                Some(Candidate::named(id, analysis::member_string(tree, n, "family").map(str::to_string)))
             })
             .fold(Vec::new(), |mut items, item| {
-                if !items.iter().any(|(label, ..)| *label == item.0) {
+                if !items.iter().any(|c: &Candidate| c.label == item.label) {
                     items.push(item);
                 }
                 items
@@ -298,19 +316,19 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Completio
         Spot::Port { edge, output } => {
             let family = analysis::family_of_end(tree, catalog, edge, if output { "from" } else { "to" })?;
             let ports = if output { &family.outputs } else { &family.inputs };
-            ports.iter().map(|p| (p.name.clone(), Some(p.types.join(" | ")), None, false)).collect()
+            ports.iter().map(|p| Candidate::named(&p.name, Some(p.types.join(" | ")))).collect()
         }
         Spot::BranchLabel { edge } => {
             let from = tree.get(edge, "from")?.value;
             let (router, _) = analysis::find_by_id(tree, "nodes", analysis::member_string(tree, from, "node")?)?;
-            analysis::branch_labels(tree, router).into_iter().map(|l| (l.to_string(), None, None, false)).collect()
+            analysis::branch_labels(tree, router).into_iter().map(|l| Candidate::named(l, None)).collect()
         }
         Spot::Need { .. } => {
             let own = cursor.nodes.get(2).and_then(|&step| analysis::member_string(tree, step, "id"));
             analysis::ids(tree, "steps")
                 .into_iter()
                 .filter(|id| Some(*id) != own)
-                .map(|id| (id.to_string(), None, None, false))
+                .map(|id| Candidate::named(id, None))
                 .collect()
         }
         Spot::NodeId { .. } => return None,
@@ -321,11 +339,11 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Completio
     let inside = snapshot.range(&(span.start + 1..span.end.saturating_sub(1).max(span.start + 1)));
     let typed_end = (offset as usize).clamp(span.start as usize + 1, (span.end as usize).max(span.start as usize + 1));
     let typed = snapshot.text.get(span.start as usize + 1..typed_end).unwrap_or("").to_lowercase();
-    let mut matching: Vec<(u8, usize, (String, Option<String>, Option<String>, bool))> = candidates
+    let mut matching: Vec<(u8, usize, Candidate)> = candidates
         .into_iter()
         .enumerate()
         .filter_map(|(order, candidate)| {
-            let label = candidate.0.to_lowercase();
+            let label = candidate.label.to_lowercase();
             let rank = if label.starts_with(&typed) {
                 0
             } else if label.contains(&typed) {
@@ -333,7 +351,7 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Completio
             } else {
                 return None;
             };
-            Some((u8::from(candidate.3) * 2 + rank, order, candidate))
+            Some((u8::from(candidate.deprecated) * 2 + rank, order, candidate))
         })
         .collect();
     matching.sort_by_key(|&(rank, order, _)| (rank, order));
@@ -348,7 +366,7 @@ fn completion(snapshot: &Snapshot, params: CompletionParams) -> Option<Completio
     let items = matching
         .into_iter()
         .enumerate()
-        .map(|(at, (_, _, (label, detail, documentation, deprecated)))| CompletionItem {
+        .map(|(at, (_, _, Candidate { label, detail, documentation, deprecated }))| CompletionItem {
             text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: inside, new_text: label.clone() })),
             // The client sorts by this: our order, whatever its own fuzzy score.
             sort_text: Some(format!("{at:04}")),
