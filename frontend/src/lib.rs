@@ -53,6 +53,19 @@ const FORMATS: &[(&str, DocumentKind)] = &[
     (DEFINITION_FORMAT, DocumentKind::Definition),
 ];
 
+/// Whether a `format` value claims to be one of little's documents, in any version
+/// (`workflow-draft/v2` does: it is little's, just not a version little reads).
+pub fn claims_format(format: &str) -> bool {
+    let family = |f: &str| f.split_once('/').map_or(f, |(family, _)| family).to_string();
+    FORMATS.iter().any(|(f, _)| family(f) == family(format) && format.contains('/'))
+}
+
+/// Whether an `apiVersion` value claims to be an LWIR, in any version.
+pub fn claims_api_version(api_version: &str) -> bool {
+    let family = |v: &str| v.split_once('/').map_or(v, |(family, _)| family).to_string();
+    family(api_version) == family(LWIR_API_VERSION) && api_version.contains('/')
+}
+
 /// Which document a parsed file is, or `parse.unsupported_format` saying why not.
 pub fn document_kind(tree: &JsonTree) -> Result<DocumentKind, Box<Finding>> {
     let root = tree.root();

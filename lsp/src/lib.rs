@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod features;
+pub mod ownership;
 pub mod server;
 pub mod settings;
 

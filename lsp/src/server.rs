@@ -46,6 +46,8 @@ struct Document {
 
 /// Everything a worker needs, detached from the main loop.
 pub(crate) struct Snapshot {
+    /// The document is one of little's (`crate::ownership`); others get no answers.
+    pub owned: bool,
     pub db: Database,
     pub workspace: Workspace,
     pub file: SourceFile,
@@ -415,7 +417,10 @@ impl Server {
 
     fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
         let document = self.documents.get(uri)?;
+        let path = uri.to_file_path().ok();
+        let owned = crate::ownership::owned(path.as_deref(), &document.text, self.settings.file_globs());
         Some(Snapshot {
+            owned,
             db: self.db.clone(),
             workspace: self.workspace,
             file: document.file,
@@ -442,6 +447,11 @@ impl Server {
 
     fn check(&mut self, uri: &Url) {
         let Some(snapshot) = self.snapshot(uri) else { return };
+        if !snapshot.owned {
+            // Not one of little's documents: nothing to say (and what was said, withdrawn).
+            self.publish(uri.clone(), Vec::new(), Some(snapshot.version));
+            return;
+        }
         let Some(document) = self.documents.get_mut(uri) else { return };
         document.generation += 1;
         let generation = document.generation;
@@ -497,6 +507,10 @@ impl Server {
             self.send(response);
             return;
         };
+        if !snapshot.owned {
+            self.send(Response::new_ok(request.id, serde_json::Value::Null));
+            return;
+        }
         std::thread::spawn(move || {
             let Request { id, method, params } = request;
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {

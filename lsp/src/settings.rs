@@ -14,7 +14,7 @@ pub const SETTINGS_FILE: &str = "little.toml";
 /// `{code}` is replaced by the code, e.g. `graph.dangling_edge`.
 pub const DEFAULT_EXPLAIN_URL: &str = "https://little.dev/explain/{code}";
 
-const KEYS: [&str; 5] = ["catalog", "context", "bindings", "snapshot", "explainUrl"];
+const KEYS: [&str; 6] = ["catalog", "context", "bindings", "snapshot", "explainUrl", "files"];
 
 /// One layer of settings; `None` leaves the key to the layer below.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,6 +24,9 @@ pub struct Settings {
     pub bindings: Option<PathBuf>,
     pub snapshot: Option<PathBuf>,
     pub explain_url: Option<String>,
+    /// Globs (absolute: relative ones are taken from the settings' folder) of the files
+    /// the server checks whatever their `format` says (`crate::ownership`).
+    pub files: Option<Vec<String>>,
 }
 
 impl Settings {
@@ -35,6 +38,7 @@ impl Settings {
             bindings: over.bindings.clone().or_else(|| self.bindings.clone()),
             snapshot: over.snapshot.clone().or_else(|| self.snapshot.clone()),
             explain_url: over.explain_url.clone().or_else(|| self.explain_url.clone()),
+            files: over.files.clone().or_else(|| self.files.clone()),
         }
     }
 
@@ -54,6 +58,11 @@ impl Settings {
             .flatten()
             .map(PathBuf::as_path)
             .collect()
+    }
+
+    /// The `files` globs, none when unset.
+    pub fn file_globs(&self) -> &[String] {
+        self.files.as_deref().unwrap_or(&[])
     }
 
     pub fn explain_url(&self, code: &str) -> String {
@@ -80,6 +89,15 @@ impl Settings {
             match value {
                 Value::Null => {}
                 Value::String(text) => read.take(SOURCE, key, text, root),
+                Value::Array(items) if key == "files" => {
+                    let globs: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+                    match globs {
+                        Some(globs) => read.take_files(&globs, root),
+                        None => read.problems.push(Problem::error(format!(
+                            "{SOURCE}: `files` must be an array of glob strings; it is ignored"
+                        ))),
+                    }
+                }
                 other if KEYS.contains(&key.as_str()) => read.problems.push(Problem::error(format!(
                     "{SOURCE}: `{key}` must be a string, not {}; it is ignored",
                     type_name(other)
@@ -91,7 +109,8 @@ impl Settings {
     }
 
     /// `little.toml` at `path`: top-level string keys `catalog`, `context`, `bindings`,
-    /// `snapshot` (paths relative to the file's folder) and `explainUrl`; the `providers`
+    /// `snapshot` (paths relative to the file's folder) and `explainUrl`, and `files` (an
+    /// array of globs, relative to the file's folder); the `providers`
     /// tables belong to `little plan`. Problems name the file, line and column.
     pub fn from_toml(text: &str, path: &Path) -> Read {
         let root = path.parent().unwrap_or(Path::new("/"));
@@ -112,6 +131,15 @@ impl Settings {
             let (name, source) = (key.get_ref().as_ref(), at(key.span().start));
             match value.get_ref() {
                 toml::de::DeValue::String(text) => read.take(&source, name, text, Some(root)),
+                toml::de::DeValue::Array(items) if name == "files" => {
+                    let globs: Option<Vec<&str>> = items.iter().map(|i| i.get_ref().as_str()).collect();
+                    match globs {
+                        Some(globs) => read.take_files(&globs, Some(root)),
+                        None => read.problems.push(Problem::error(format!(
+                            "{source}: `files` must be an array of glob strings; it is ignored"
+                        ))),
+                    }
+                }
                 _ if OTHER_TABLES.contains(&name) => {}
                 other if KEYS.contains(&name) => read.problems.push(Problem::error(format!(
                     "{source}: `{name}` must be a string, not {}; it is ignored",
@@ -173,8 +201,17 @@ impl Read {
             "bindings" => settings.bindings = Some(path()),
             "snapshot" => settings.snapshot = Some(path()),
             "explainUrl" => settings.explain_url = Some(text.to_string()),
+            "files" => self.take_files(&[text], root),
             _ => self.unknown(source, key),
         }
+    }
+
+    fn take_files(&mut self, globs: &[&str], root: Option<&Path>) {
+        let absolute = |glob: &str| match root {
+            Some(root) if Path::new(glob).is_relative() => root.join(glob).to_string_lossy().into_owned(),
+            _ => glob.to_string(),
+        };
+        self.settings.files = Some(globs.iter().map(|g| absolute(g)).collect());
     }
 
     fn unknown(&mut self, source: &str, key: &str) {

@@ -293,7 +293,11 @@ fn closing_clears_and_unknown_requests_fail_cleanly() {
 
 #[test]
 fn an_empty_file_gets_its_diagnostic_at_0_0() {
-    let mut client = Client::start(Options::default());
+    // An empty file claims no format: it is little's by the `files` setting.
+    let mut client = Client::start(Options {
+        initialization_options: Some(json!({ "files": ["**/empty*.json"] })),
+        ..Options::default()
+    });
     for text in ["", "   ", "\n"] {
         let name = format!("empty{}.json", text.len());
         let diagnostics = client.open(&uri(&name), text);
@@ -346,5 +350,36 @@ fn completion_is_filtered_capped_and_marks_deprecated_families_last() {
     assert_eq!(families["items"][1]["tags"], json!([1]));
     assert_eq!(families["items"][1]["deprecated"], true);
     assert!(families["items"][0].get("tags").is_none_or(Value::is_null));
+    client.shutdown();
+}
+
+#[test]
+fn only_little_s_documents_get_diagnostics_and_answers() {
+    let mut client = Client::start(Options {
+        initialization_options: Some(json!({ "files": ["**/workflows/**/*.json"] })),
+        ..Options::default()
+    });
+    // Other JSON files: nothing at all, even broken or commented ones.
+    for (name, text) in [
+        ("package.json", "{ \"name\": \"app\", \"version\": \"1.0.0\" }"),
+        ("schema.json", "{ \"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"format\": \"date-time\" }"),
+        ("tsconfig.json", "{\n  // comments\n  \"compilerOptions\": { \"strict\": true, },\n}"),
+    ] {
+        let other = uri(name);
+        assert_eq!(client.open(&other, text), [], "{name}");
+        let symbols = client.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": other } }));
+        assert_eq!(symbols, Value::Null, "{name}");
+    }
+    // A file that claims a little format but cannot be parsed still gets its errors.
+    let broken = uri("broken.json");
+    let diagnostics = client.open(&broken, "{ \"format\": \"workflow-draft/v1\", \"nodes\": [ { \"id\": \"a ");
+    assert!(diagnostics.iter().any(|d| d.code == Some(lsp_types::NumberOrString::String("parse.invalid_json".into()))));
+    // So does another version of a little format, and a file the `files` globs name.
+    assert!(!client.open(&uri("v2.json"), "{ \"format\": \"workflow-draft/v2\" }").is_empty());
+    assert!(!client.open(&uri("workflows/team/plain.json"), "{ \"name\": \"x\" }").is_empty());
+    // A draft that stops claiming a little format loses its diagnostics.
+    let draft = uri("draft.json");
+    assert!(!client.open(&draft, "{ \"format\": \"workflow-draft/v1\" }").is_empty());
+    assert_eq!(client.replace(&draft, 2, "{ \"name\": \"x\" }"), []);
     client.shutdown();
 }
