@@ -25,7 +25,7 @@ use salsa::Setter;
 
 use crate::features;
 use crate::settings::{SETTINGS_FILE, Settings};
-use little_passes::inputs::Style;
+use little_passes::inputs::{InputText, InputTexts, Style};
 
 /// What a worker tells the main loop.
 enum Done {
@@ -82,6 +82,13 @@ struct Server {
     next_request: i32,
     done_sender: Sender<Done>,
     done: Receiver<Done>,
+    /// Where the server watches the settings files itself, for a client that cannot
+    /// register watchers (Neovim 0.7): the watcher, the files, and the channel its thread
+    /// reports a change on.
+    own_watch: Option<notify::RecommendedWatcher>,
+    own_watched: Vec<PathBuf>,
+    changed_sender: Sender<()>,
+    changed: Receiver<()>,
 }
 
 /// Serves one client on `connection` until it exits, with `db` as the database (tests
@@ -123,6 +130,7 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
         .unwrap_or(false);
     let pull_configuration = workspace_capabilities.and_then(|w| w.configuration).unwrap_or(false);
     let (done_sender, done) = crossbeam_channel::unbounded();
+    let (changed_sender, changed) = crossbeam_channel::unbounded();
     let workspace = little_passes::inputs::load_workspace(&mut db.clone(), &Default::default(), salsa::Durability::LOW)
         .expect("the embedded catalog is usable");
     let mut server = Server {
@@ -142,6 +150,10 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
         next_request: 0,
         done_sender,
         done,
+        own_watch: None,
+        own_watched: Vec::new(),
+        changed_sender,
+        changed,
     };
     if let Some(options) = params.initialization_options.as_ref() {
         let read = Settings::from_json(options, server.root.as_deref());
@@ -173,6 +185,11 @@ impl Server {
                         }
                         Message::Response(response) => self.on_response(response),
                     }
+                }
+                recv(self.changed) -> _ => {
+                    // One reload for a burst of events (an editor's save is several).
+                    while self.changed.try_recv().is_ok() {}
+                    self.apply_settings();
                 }
                 recv(self.done) -> done => match done {
                     Ok(Done::Cancelled { uri, generation }) => {
@@ -219,6 +236,7 @@ impl Server {
                     Document { file, version: document.version, text, index, generation: 0 },
                 );
                 self.check(&document.uri);
+                self.settings_document_changed(&document.uri);
             }
             notification::DidChangeTextDocument::METHOD => {
                 let Ok(params) = serde_json::from_value::<DidChangeTextDocumentParams>(params) else { return };
@@ -245,11 +263,14 @@ impl Server {
                 // Cancels the workers' clones and waits for them to let go.
                 document.file.set_text(&mut self.db).to(text);
                 self.check(&params.text_document.uri);
+                self.settings_document_changed(&params.text_document.uri);
             }
             notification::DidCloseTextDocument::METHOD => {
                 let Ok(params) = serde_json::from_value::<DidCloseTextDocumentParams>(params) else { return };
                 if let Some(document) = self.documents.remove(&params.text_document.uri) {
                     self.release(document.file);
+                    // The file on disk counts again.
+                    self.settings_document_changed(&params.text_document.uri);
                     self.publish(params.text_document.uri, Vec::new(), None);
                 }
             }
@@ -339,8 +360,7 @@ impl Server {
         for uri in std::mem::take(&mut self.settings_diagnostics) {
             self.publish(uri, Vec::new(), None);
         }
-        let paths = self.settings.input_paths();
-        match little_passes::inputs::load_workspace_in(&mut self.db, &paths, salsa::Durability::LOW, Style::Brief) {
+        match self.load_workspace() {
             Ok(workspace) => self.workspace = workspace,
             Err(problems) => {
                 // One line; the files themselves get the diagnostics.
@@ -354,6 +374,50 @@ impl Server {
         let uris: Vec<Url> = self.documents.keys().cloned().collect();
         for uri in uris {
             self.check(&uri);
+        }
+    }
+
+    /// The workspace the settings name, each document's text taken from the editor when it
+    /// is open there (an edited, unsaved context counts at once) and from disk otherwise.
+    fn load_workspace(&mut self) -> Result<Workspace, String> {
+        let settings = self.settings.clone();
+        let input = |path: &Option<PathBuf>, what: &str| -> Result<Option<InputText>, String> {
+            let Some(path) = path else { return Ok(None) };
+            let bytes = match self.open_text(path) {
+                Some(text) => text.as_bytes().to_vec(),
+                None => little_passes::inputs::read_bytes(path)?,
+            };
+            Ok(Some(InputText { name: path.display().to_string(), bytes, what: what.to_string() }))
+        };
+        let texts = InputTexts {
+            catalog: input(&settings.catalog, "catalog")?,
+            context: input(&settings.context, "context")?,
+            bindings: input(&settings.bindings, "binding rows")?,
+            snapshot: input(&settings.snapshot, "snapshot")?,
+        };
+        little_passes::inputs::workspace_of_in(&mut self.db, texts, salsa::Durability::LOW, Style::Brief)
+    }
+
+    /// The editor's text of the open document at `path`.
+    fn open_text(&self, path: &Path) -> Option<Arc<str>> {
+        self.documents.iter().find(|(uri, _)| uri.to_file_path().is_ok_and(|p| p == path)).map(|(_, d)| d.text.clone())
+    }
+
+    /// After an open document changed: if it is one of the settings' files, the workspace is
+    /// built again with its new text and the other documents are checked against it. A copy
+    /// that cannot be used (half typed) leaves the previous workspace: the document shows
+    /// its own errors.
+    fn settings_document_changed(&mut self, uri: &Url) {
+        let Ok(path) = uri.to_file_path() else { return };
+        if !self.settings.files().contains(&path.as_path()) {
+            return;
+        }
+        if let Ok(workspace) = self.load_workspace() {
+            self.workspace = workspace;
+            let others: Vec<Url> = self.documents.keys().filter(|u| *u != uri).cloned().collect();
+            for other in others {
+                self.check(&other);
+            }
         }
     }
 
@@ -381,6 +445,7 @@ impl Server {
 
     fn register_watchers(&mut self) {
         if !self.watch_dynamically {
+            self.watch_itself();
             return;
         }
         let globs: Vec<String> = self.watched_paths().iter().map(|p| p.display().to_string()).collect();
@@ -408,6 +473,51 @@ impl Server {
             }],
         };
         self.send_request(request::RegisterCapability::METHOD, params);
+    }
+
+    /// Watches the folders of the settings files (editors save by renaming, which a watch
+    /// on the file itself would lose) and reports a change to one of the files.
+    fn watch_itself(&mut self) {
+        let paths = self.watched_paths();
+        if paths == self.own_watched {
+            return;
+        }
+        self.own_watched = paths.clone();
+        self.own_watch = None;
+        if paths.is_empty() {
+            return;
+        }
+        let sender = self.changed_sender.clone();
+        let wanted = paths.clone();
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            let Ok(event) = event else { return };
+            let writes = matches!(
+                event.kind,
+                notify::EventKind::Create(_)
+                    | notify::EventKind::Modify(_)
+                    | notify::EventKind::Remove(_)
+                    | notify::EventKind::Access(notify::event::AccessKind::Close(notify::event::AccessMode::Write))
+            );
+            if writes && event.paths.iter().any(|p| wanted.contains(p)) {
+                let _ = sender.send(());
+            }
+        });
+        let mut watcher = match watcher {
+            Ok(watcher) => watcher,
+            Err(e) => {
+                self.show(MessageType::WARNING, format!("little: cannot watch the settings files: {e}"));
+                return;
+            }
+        };
+        let mut folders: Vec<&Path> = paths.iter().filter_map(|p| p.parent()).collect();
+        folders.sort();
+        folders.dedup();
+        for folder in folders {
+            if let Err(e) = notify::Watcher::watch(&mut watcher, folder, notify::RecursiveMode::NonRecursive) {
+                self.show(MessageType::WARNING, format!("little: cannot watch `{}`: {e}", folder.display()));
+            }
+        }
+        self.own_watch = Some(watcher);
     }
 
     fn publish(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) {

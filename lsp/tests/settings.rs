@@ -157,3 +157,50 @@ fn configuration_is_pulled_when_the_client_only_says_it_changed() {
     assert!(has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
     client.shutdown();
 }
+
+#[test]
+fn without_client_watchers_the_server_watches_the_settings_files_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let context = dir.path().join("ctx.json");
+    std::fs::write(&context, other_tenant()).unwrap();
+    std::fs::write(dir.path().join("little.toml"), "context = \"ctx.json\"\n").unwrap();
+    let mut client =
+        Client::start(Options { root: Some(dir.path()), no_watch_registration: true, ..Options::default() });
+    let draft = uri("draft.json");
+    assert!(has(&client.open(&draft, SUPPORT_TRIAGE), "request.tenant_mismatch"));
+    assert!(client.server_requests.iter().all(|r| r.method != "client/registerCapability"));
+    // Saved as editors save: a new file renamed over the old one.
+    let saved = dir.path().join("ctx.json.tmp");
+    std::fs::write(&saved, CONTEXT).unwrap();
+    std::fs::rename(&saved, &context).unwrap();
+    assert!(!has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    // And again: the watch survived the rename.
+    std::fs::write(&context, other_tenant()).unwrap();
+    assert!(has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    client.shutdown();
+}
+
+#[test]
+fn an_open_settings_file_counts_as_the_editor_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let context = dir.path().join("ctx.json");
+    std::fs::write(&context, other_tenant()).unwrap();
+    let mut client = Client::start(Options {
+        initialization_options: Some(json!({ "context": "ctx.json" })),
+        root: Some(dir.path()),
+        ..Options::default()
+    });
+    let draft = uri("draft.json");
+    assert!(has(&client.open(&draft, SUPPORT_TRIAGE), "request.tenant_mismatch"));
+    // The context opened in the editor and fixed there, not saved: the draft sees it at once.
+    let context_uri = lsp_types::Url::from_file_path(&context).unwrap();
+    client.send_open(&context_uri, &other_tenant());
+    let _ = client.replace(&context_uri, 2, CONTEXT);
+    assert!(!has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    // Half typed (not JSON): the draft keeps the last usable context.
+    client.send_insert(&context_uri, 3, &json!({ "line": 0, "character": 0 }), "{{");
+    // Closed unsaved: the file on disk counts again.
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": context_uri } }));
+    assert!(has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    client.shutdown();
+}

@@ -86,7 +86,7 @@ pub fn load_workspace_in(
         read(&paths.snapshot, "snapshot")?,
     ];
     let [catalog, context, bindings, snapshot] = texts;
-    workspace_in_style(db, InputTexts { catalog, context, bindings, snapshot }, durability, style)
+    workspace_of_in(db, InputTexts { catalog, context, bindings, snapshot }, durability, style)
 }
 
 /// One workspace document in memory: its name in messages, its bytes, what it is.
@@ -108,10 +108,11 @@ pub struct InputTexts {
 
 /// [`load_workspace`] of documents in memory.
 pub fn workspace_of(db: &mut Database, texts: InputTexts, durability: Durability) -> Result<Workspace, String> {
-    workspace_in_style(db, texts, durability, Style::Human)
+    workspace_of_in(db, texts, durability, Style::Human)
 }
 
-fn workspace_in_style(
+/// [`workspace_of`], its problems written in `style`.
+pub fn workspace_of_in(
     db: &mut Database,
     texts: InputTexts,
     durability: Durability,

@@ -33,12 +33,15 @@ pub struct Options<'a> {
     pub initialization_options: Option<Value>,
     pub root: Option<&'a Path>,
     pub db: Database,
+    /// The client cannot register file watchers (as Neovim 0.7).
+    pub no_watch_registration: bool,
 }
 
 impl Client {
     pub fn start(options: Options<'_>) -> Client {
         let (server_side, client_side) = Connection::memory();
         let db = options.db;
+        let watch_registration = !options.no_watch_registration;
         let server = std::thread::spawn(move || little_lsp::serve(server_side, db));
         let mut client = Client {
             connection: client_side,
@@ -54,7 +57,7 @@ impl Client {
             "rootUri": options.root.map(|r| Url::from_directory_path(r).unwrap()),
             "capabilities": {
                 "general": { "positionEncodings": options.encodings },
-                "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true }, "configuration": true },
+                "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": watch_registration }, "configuration": true },
             },
         });
         if let Some(init) = options.initialization_options {
