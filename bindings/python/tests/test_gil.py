@@ -48,7 +48,7 @@ def test_python_runs_while_a_large_draft_is_checked_in_a_thread():
     checked = result["seconds"]
     assert result["report"] == report
     print(f"{nodes} nodes checked in {checked:.3f} s in a thread; main thread: {ticks} ticks, longest pause {longest * 1000:.1f} ms")
-    assert longest < checked / 4, (longest, checked)
+    assert longest < checked / 3, (longest, checked)
     assert ticks > 10_000
 
 
