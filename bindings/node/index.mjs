@@ -1,0 +1,19 @@
+// The ES module entry of @little-stack/compiler: the same API as index.cjs, which it loads.
+import little from './index.cjs';
+
+export const {
+  LittleError,
+  Workspace,
+  check,
+  checkAsync,
+  compile,
+  compileAsync,
+  explain,
+  codes,
+  hash,
+  schema,
+  schemaNames,
+  snapshot,
+  lock,
+} = little;
+export default little;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Everything CI needs for the npm package @little-stack/compiler, from a clean clone, and
+# idempotent: install the pinned dev dependencies, build the native addon (release, in the
+# workspace's target/), make sure the `little` binary the tests compare with exists, and
+# run the tests with node's own runner.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+cd "$here"
+
+command -v node >/dev/null || { echo "node-test: node is not installed (node >= 20 is needed)" >&2; exit 1; }
+echo "node-test: node $(node --version), npm $(npm --version)"
+
+echo "node-test: npm ci (the dev dependencies pinned in package-lock.json)"
+npm ci --no-audit --no-fund --loglevel=error
+
+echo "node-test: building the addon in release (napi build; cargo's target/ is the workspace's)"
+npx napi build --platform --release --no-js --dts native.d.ts
+ls -1 little.*.node | sed 's/^/node-test: built /'
+
+export LITTLE_BIN="${LITTLE_BIN:-$repo/target/debug/little}"
+if [ ! -x "$LITTLE_BIN" ]; then
+    echo "node-test: building the little binary the tests compare with ($LITTLE_BIN)"
+    (cd "$repo" && cargo build --bin little)
+fi
+echo "node-test: comparing with $LITTLE_BIN"
+
+echo "node-test: node --test"
+node --test test/*.test.mjs
