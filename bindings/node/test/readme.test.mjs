@@ -1,0 +1,38 @@
+// The README's "From TypeScript" example, run as written: its fenced block type-checked
+// and compiled by tsc, run from the repository, and every `// -> …` it promises printed.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { PACKAGE, REPO, tsc } from './helpers.mjs';
+
+const OUT = path.join(PACKAGE, 'test', '.out', 'readme');
+
+function example() {
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('From TypeScript\n'));
+  assert.ok(section, 'README.md has a "From TypeScript" section');
+  const block = section.match(/^```ts\n([\s\S]*?)^```$/m);
+  assert.ok(block, 'the section has a ```ts block');
+  return block[1];
+}
+
+test('the README example runs as written and prints what it says', () => {
+  const code = example();
+  assert.ok(code.split('\n').filter((l) => l.trim()).length <= 10, 'ten lines');
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(path.join(OUT, 'example.mts'), code);
+  const config = { extends: '../../tsconfig.json', compilerOptions: { noEmit: false }, files: ['example.mts'] };
+  writeFileSync(path.join(OUT, 'tsconfig.json'), JSON.stringify(config, null, 2));
+  const compiled = tsc(path.join(OUT, 'tsconfig.json'));
+  assert.equal(compiled.code, 0, compiled.output);
+  const run = spawnSync(process.execPath, [path.join(OUT, 'example.mjs')], { cwd: REPO, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const promised = [...code.matchAll(/\/\/ -> (.*)$/gm)].map((m) => m[1].trim());
+  assert.ok(promised.length > 0);
+  const printed = run.stdout.split('\n').map((l) => l.trim());
+  for (const line of promised) assert.ok(printed.includes(line), `prints ${line}:\n${run.stdout}`);
+});
