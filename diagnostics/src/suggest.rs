@@ -4,12 +4,20 @@
 /// plausible typo (at most a third of the longer name, and never the name itself).
 pub fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &'a str)> = None;
+    let unknown_len = unknown.chars().count();
     for candidate in candidates {
         if candidate == unknown {
             continue;
         }
+        let candidate_len = candidate.chars().count();
+        let limit = (unknown_len.max(candidate_len) / 3).max(1);
+        // The distance is at least the difference in length: past the limit, no need to
+        // compute it (its table is the product of the lengths: a 50 MB value against a
+        // format name took seconds and gigabytes).
+        if unknown_len.abs_diff(candidate_len) > limit {
+            continue;
+        }
         let distance = strsim::damerau_levenshtein(unknown, candidate);
-        let limit = (unknown.chars().count().max(candidate.chars().count()) / 3).max(1);
         if distance > limit {
             continue;
         }
@@ -25,6 +33,16 @@ pub fn nearest<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>)
     best.map(|(_, name)| name)
 }
 
+/// A value as a message quotes it: whole when short, else its first 60 characters and `…`
+/// (a message must not carry a 50 MB string back).
+pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 60;
+    match value.char_indices().nth(MAX) {
+        None => std::borrow::Cow::Borrowed(value),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &value[..cut])),
+    }
+}
+
 /// `did you mean `x`?` for the nearest candidate, if any.
 pub fn did_you_mean<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     nearest(unknown, candidates).map(|name| format!("did you mean `{name}`?"))
@@ -33,6 +51,16 @@ pub fn did_you_mean<'a>(unknown: &str, candidates: impl IntoIterator<Item = &'a 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_value_is_compared_by_length_first_and_quoted_short() {
+        // Without the length bound this builds a table of 50 M × 19 cells.
+        let huge = "x".repeat(50 << 20);
+        assert_eq!(nearest(&huge, ["workflow-draft/v1", "workflow-catalog/v1"]), None);
+        assert_eq!(excerpt("short"), "short");
+        assert_eq!(excerpt(&huge).chars().count(), 61);
+        assert!(excerpt(&"é".repeat(100)).ends_with("é…"));
+    }
 
     #[test]
     fn suggests_a_near_name() {

@@ -105,7 +105,8 @@ pub fn document_kind(tree: &JsonTree) -> Result<DocumentKind, Box<Finding>> {
             Code::ParseUnsupportedFormat,
             at,
             format!(
-                "unsupported format `{name}`: little reads {}",
+                "unsupported format `{}`: little reads {}",
+                little_diagnostics::suggest::excerpt(name),
                 FORMATS.iter().map(|(f, _)| format!("`{f}`")).collect::<Vec<_>>().join(", ")
             ),
         )
