@@ -13,8 +13,9 @@ cd "$root"
 say() { echo "python: $*"; }
 
 python=${PYTHON:-python3}
-venv=$root/target/python-venv
-wheels=$root/target/python-wheels
+target=${CARGO_TARGET_DIR:-$root/target}
+venv=$target/python-venv
+wheels=$target/python-wheels
 profile=${LITTLE_PY_PROFILE:-release}
 
 if [ ! -x "$venv/bin/python" ]; then
@@ -43,7 +44,7 @@ say "installing $(basename "$wheel")"
 "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 
 # The tests compare with the command line's output.
-export LITTLE_BIN=${LITTLE_BIN:-$root/target/debug/little}
+export LITTLE_BIN=${LITTLE_BIN:-$target/debug/little}
 if [ ! -x "$LITTLE_BIN" ]; then
     say "building the little binary ($LITTLE_BIN is missing)"
     cargo build --bin little

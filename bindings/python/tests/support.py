@@ -28,8 +28,9 @@ def read(path: str) -> bytes:
 
 
 def little_bin() -> str:
-    """`$LITTLE_BIN`, or target/debug/little, built if it is missing."""
-    path = os.environ.get("LITTLE_BIN") or str(ROOT / "target" / "debug" / "little")
+    """`$LITTLE_BIN`, or cargo's debug/little, built if it is missing."""
+    target = os.environ.get("CARGO_TARGET_DIR") or str(ROOT / "target")
+    path = os.environ.get("LITTLE_BIN") or os.path.join(target, "debug", "little")
     if not os.access(path, os.X_OK):
         subprocess.run(["cargo", "build", "--bin", "little"], cwd=ROOT, check=True)
     return path
