@@ -61,7 +61,7 @@ def test_a_workspace_update_releases_the_gil_too():
     done = threading.Event()
 
     def work():
-        for _ in range(20):
+        for _ in range(8):
             workspace.update("large.json", edit)
             workspace.report("large.json")
         done.set()
@@ -73,4 +73,4 @@ def test_a_workspace_update_releases_the_gil_too():
         ticks += 1
     thread.join()
     assert ticks > 1_000
-    assert workspace.text("large.json") == text.replace(text.split("\n")[line], " " * 20 + text.split("\n")[line])
+    assert workspace.text("large.json") == text.replace(text.split("\n")[line], " " * 8 + text.split("\n")[line])
