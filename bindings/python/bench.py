@@ -41,8 +41,8 @@ def median_seconds(call: Callable[[], object], runs: int, warmup: int = 2) -> fl
     return statistics.median(times)
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:9.3f} ms"
+def show(label: str, seconds: float) -> None:
+    print(f"   {label:<52}{seconds * 1000:9.3f} ms")
 
 
 def main() -> None:
@@ -72,8 +72,8 @@ def main() -> None:
     in_process = median_seconds(lambda: little.check(text, path=path, context=context, bindings=bindings), args.runs)
     spawned = median_seconds(lambda: subprocess.run(command, capture_output=True, check=False), args.spawns)
     print(f"\n1. check {path} (+ context, bindings)")
-    print(f"   in process (little_compiler.check), median of {args.runs}: {ms(in_process)}")
-    print(f"   spawning `little check`, median of {args.spawns}:            {ms(spawned)}")
+    show(f"in process (little_compiler.check), median of {args.runs}", in_process)
+    show(f"spawning `little check`, median of {args.spawns}", spawned)
     print(f"   spawning / in process: {spawned / in_process:.1f}x")
 
     # 2. A one-node edit in a Workspace against a fresh check of the whole draft.
@@ -106,9 +106,9 @@ def main() -> None:
     with_report = median_seconds(update_and_report, max(args.runs // 4, 10))
     checks = median_seconds(lambda: little.check(large, path="large.json"), max(args.runs // 20, 5), warmup=1)
     print(f"\n2. {args.nodes:,}-node generated draft ({len(large) / 1e6:.1f} MB): one node's config edited")
-    print(f"   Workspace.update (diagnostics), median of {args.runs}:    {ms(updates)}")
-    print(f"   Workspace.update + report (candidate), median of {max(args.runs // 4, 10)}: {ms(with_report)}")
-    print(f"   fresh check, median of {max(args.runs // 20, 5)}:                 {ms(checks)}")
+    show(f"Workspace.update (diagnostics), median of {args.runs}", updates)
+    show(f"Workspace.update + report (candidate), median of {max(args.runs // 4, 10)}", with_report)
+    show(f"fresh check, median of {max(args.runs // 20, 5)}", checks)
     print(f"   fresh check / update: {checks / updates:.1f}x; fresh check / update + report: {checks / with_report:.1f}x")
 
 
