@@ -250,6 +250,15 @@ impl ResolvedGraph {
         sound.chain(faulty)
     }
 
+    /// The nodes a connection from an unknown node enters (only faulty edges have an unknown
+    /// end, so this reads only them).
+    pub fn entered_from_unknown(&self) -> impl Iterator<Item = u32> + '_ {
+        self.faulty.iter().filter(|e| e.kind.could_be(|k| k.is_progress())).filter_map(|e| match (e.from, e.to) {
+            (Resolved::Unknown, Resolved::Known(to)) => Some(to),
+            _ => None,
+        })
+    }
+
     /// Whether a faulty edge could feed this input: SPEC §2.1, the input an edge that
     /// failed was aimed at is not reported missing (and an unknown port could be any).
     pub fn faulty_edge_could_feed(&self, node: u32, port: &str) -> bool {

@@ -31,8 +31,5 @@ pub fn ancestors(predecessors: &Adjacency<u32>, node: u32) -> Vec<bool> {
 /// entered by a connection from an unknown node (one that does not exist). Checks about
 /// ancestry then say nothing: anything may be upstream.
 pub fn ancestry_unknown(graph: &ResolvedGraph, upstream: &[bool], node: u32) -> bool {
-    graph.connections().any(|c| match c {
-        (Resolved::Unknown, Resolved::Known(to)) => to == node || upstream[to as usize],
-        _ => false,
-    })
+    graph.entered_from_unknown().any(|to| to == node || upstream[to as usize])
 }
