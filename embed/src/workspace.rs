@@ -177,8 +177,10 @@ mod tests {
         let text = "{\n  \"a\": \"é😀x\"\n}";
         // Column 11 in UTF-16 is after the emoji (two units); in characters it is after `x`.
         let insert = |character| vec![Edit { start: at(1, character), end: at(1, character), text: "!".into() }];
-        assert_eq!(apply(text, &insert(10), Encoding::Utf16).unwrap(), "{\n  \"a\": \"é😀!x\"\n}");
-        assert_eq!(apply(text, &insert(10), Encoding::Utf32).unwrap(), "{\n  \"a\": \"é😀x!\"\n}");
+        assert_eq!(apply(text, &insert(11), Encoding::Utf16).unwrap(), "{\n  \"a\": \"é😀!x\"\n}");
+        assert_eq!(apply(text, &insert(11), Encoding::Utf32).unwrap(), "{\n  \"a\": \"é😀x!\"\n}");
+        // Column 10 in UTF-16 falls inside the emoji: it counts as the emoji's start.
+        assert_eq!(apply(text, &insert(10), Encoding::Utf16).unwrap(), "{\n  \"a\": \"é!😀x\"\n}");
         let two = vec![
             Edit { start: at(0, 0), end: at(0, 1), text: "[".into() },
             Edit { start: at(2, 0), end: at(2, 1), text: "]".into() },
