@@ -34,20 +34,7 @@ fn planner(dir: &Path, name: &str, body: &str) -> String {
 }
 
 fn plan_args(dir: &Path, planner: &str, run_id: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "plan".into(),
-        example("definition.json").display().to_string(),
-        "--input".into(),
-        example("input.json").display().to_string(),
-        "--planner".into(),
-        planner.into(),
-        "--run-id".into(),
-        run_id.into(),
-        "--events".into(),
-        dir.join("events.jsonl").display().to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
+    common::external_plan_args(dir, planner, run_id, extra)
 }
 
 /// `little` started in the background, its output in files of `dir`.

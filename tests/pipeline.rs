@@ -22,21 +22,9 @@ fn json(run: &Run) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr))
 }
 
+/// `little plan` with the worked example's own planner script.
 fn plan_args(dir: &Path, run_id: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "plan".into(),
-        example("definition.json").display().to_string(),
-        "--input".into(),
-        example("input.json").display().to_string(),
-        "--planner".into(),
-        format!("sh '{}'", example("planner.sh").display()),
-        "--run-id".into(),
-        run_id.into(),
-        "--events".into(),
-        dir.join("events.jsonl").display().to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
+    common::external_plan_args(dir, &format!("sh '{}'", example("planner.sh").display()), run_id, extra)
 }
 
 #[test]

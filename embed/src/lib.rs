@@ -170,14 +170,25 @@ impl Entered {
     }
 }
 
+/// One document checked in a fresh batch database, as `little check` checks a file: the
+/// database and workspace (for what else a caller reads of it), the document, its report.
+fn check_one(
+    text: &[u8],
+    path: &str,
+    documents: &Documents,
+) -> Result<(Database, little_passes::Workspace, Entered, FileReport), Error> {
+    let mut db = Database::default();
+    let ws = workspace_in(&mut db, documents, little_passes::db::BATCH)?;
+    let entered = Entered::new(&db, path, text, little_passes::db::BATCH);
+    let report = entered.report(&db, ws);
+    Ok((db, ws, entered, report))
+}
+
 /// `little check` of one document (a draft or an LWIR): the `little-report/v1` object
 /// that `little check --format json PATH` prints for it.
 pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Error> {
     guarded(|| {
-        let mut db = Database::default();
-        let ws = workspace_in(&mut db, documents, little_passes::db::BATCH)?;
-        let entered = Entered::new(&db, path, text, little_passes::db::BATCH);
-        let report = entered.report(&db, ws);
+        let (_, _, entered, report) = check_one(text, path, documents)?;
         Ok(report_json(&[Checked { path, text: &entered.text, report: &report }]))
     })
 }
@@ -186,10 +197,7 @@ pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Er
 /// diagnostics). A draft a diagnostic blocks is a `blocked` error carrying its report.
 pub fn compile(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Error> {
     guarded(|| {
-        let mut db = Database::default();
-        let ws = workspace_in(&mut db, documents, little_passes::db::BATCH)?;
-        let entered = Entered::new(&db, path, text, little_passes::db::BATCH);
-        let report = entered.report(&db, ws);
+        let (db, ws, entered, report) = check_one(text, path, documents)?;
         if report.document == Some(little_frontend::DocumentKind::Lwir) {
             return Err(Error::new(
                 "document.kind",

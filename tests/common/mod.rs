@@ -70,6 +70,25 @@ pub fn worked_example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/support-summarize-ticket").join(name)
 }
 
+/// `little plan` of the worked example with the external planner `planner` (a shell
+/// command), run `run_id`, its log `events.jsonl` in `dir`, and `extra`.
+pub fn external_plan_args(dir: &Path, planner: &str, run_id: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "plan".into(),
+        worked_example("definition.json").display().to_string(),
+        "--input".into(),
+        worked_example("input.json").display().to_string(),
+        "--planner".into(),
+        planner.into(),
+        "--run-id".into(),
+        run_id.into(),
+        "--events".into(),
+        dir.join("events.jsonl").display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
 /// A fresh folder under the temporary directory for one test: `<prefix>-<pid>-<name>`.
 pub fn fresh_dir(prefix: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
