@@ -173,10 +173,11 @@ fn without_client_watchers_the_server_watches_the_settings_files_itself() {
     let saved = dir.path().join("ctx.json.tmp");
     std::fs::write(&saved, CONTEXT).unwrap();
     std::fs::rename(&saved, &context).unwrap();
-    assert!(!has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    // Each waits until the server has re-read the file (or the client's timeout fails it).
+    client.diagnostics_until(&draft, Some(1), |d| !has(d, "request.tenant_mismatch"));
     // And again: the watch survived the rename.
     std::fs::write(&context, other_tenant()).unwrap();
-    assert!(has(&client.diagnostics(&draft, Some(1)), "request.tenant_mismatch"));
+    client.diagnostics_until(&draft, Some(1), |d| has(d, "request.tenant_mismatch"));
     client.shutdown();
 }
 

@@ -138,6 +138,23 @@ impl Client {
         }
     }
 
+    /// Waits for a publish of `uri` at `version` whose diagnostics satisfy `wanted`, skipping
+    /// the others: a file watcher reports a save as several events (truncate, write, close),
+    /// and the server re-checks on each, so a publish may come from a half-written file.
+    pub fn diagnostics_until(
+        &mut self,
+        uri: &Url,
+        version: Option<i32>,
+        wanted: impl Fn(&[Diagnostic]) -> bool,
+    ) -> Vec<Diagnostic> {
+        loop {
+            let diagnostics = self.diagnostics(uri, version);
+            if wanted(&diagnostics) {
+                return diagnostics;
+            }
+        }
+    }
+
     /// The version of `uri`'s next publish.
     pub fn published_version(&mut self, uri: &Url) -> Option<i32> {
         loop {
