@@ -9,8 +9,9 @@ use little_frontend::schemas::{SCHEMAS, schema};
 pub fn run(name: Option<&str>, out: &mut dyn Write) -> Result<(), String> {
     let write_error = |e: std::io::Error| format!("cannot write: {e}");
     let Some(name) = name else {
+        let width = SCHEMAS.iter().map(|s| s.name.len()).max().unwrap_or(0);
         for schema in SCHEMAS {
-            writeln!(out, "{:<12} {}", schema.name, schema.document).map_err(write_error)?;
+            writeln!(out, "{:<width$} {}", schema.name, schema.document).map_err(write_error)?;
         }
         return Ok(());
     };

@@ -4,7 +4,20 @@ mod common;
 
 use common::{little, quiet};
 
-const NAMES: [&str; 7] = ["draft", "catalog", "context", "bindings", "lwir", "definition", "snapshot"];
+const NAMES: [&str; 12] = [
+    "draft",
+    "catalog",
+    "context",
+    "bindings",
+    "lwir",
+    "definition",
+    "snapshot",
+    "report",
+    "compiled",
+    "codes",
+    "definition-snapshot",
+    "registration",
+];
 
 #[test]
 fn without_a_name_it_lists_every_schema_with_its_format() {
@@ -12,7 +25,9 @@ fn without_a_name_it_lists_every_schema_with_its_format() {
     assert_eq!(code, 0);
     let names: Vec<&str> = stdout.lines().map(|l| l.split_whitespace().next().expect("a name")).collect();
     assert_eq!(names, NAMES);
-    assert!(stdout.contains("draft        workflow-draft/v1\n"), "{stdout}");
+    // One column, as wide as the longest name.
+    assert!(stdout.contains("draft               workflow-draft/v1\n"), "{stdout}");
+    assert!(stdout.contains("report              little-report/v1 (little check --format json)\n"), "{stdout}");
 }
 
 #[test]
@@ -34,7 +49,7 @@ fn an_unknown_name_is_a_tool_failure_that_lists_the_names() {
     assert_eq!(run.code, 2);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     assert!(run.stderr.contains("unknown schema `drat`; did you mean `draft`?"), "{}", run.stderr);
-    assert!(run.stderr.contains("draft, catalog, context, bindings, lwir, definition, snapshot"), "{}", run.stderr);
+    assert!(run.stderr.contains(&NAMES.join(", ")), "{}", run.stderr);
 }
 
 #[test]

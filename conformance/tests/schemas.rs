@@ -70,7 +70,7 @@ fn schema_name(document: &Value) -> Option<&'static str> {
 
 #[test]
 fn every_schema_is_a_valid_2020_12_schema_with_an_id_title_and_description() {
-    assert_eq!(SCHEMAS.len(), 7);
+    assert_eq!(SCHEMAS.len(), 12);
     for schema in SCHEMAS {
         let value: Value = serde_json::from_str(schema.text).expect("a schema is JSON");
         jsonschema::draft202012::meta::validate(&value)
@@ -251,8 +251,9 @@ fn every_repository_document_validates_unless_little_reports_a_shape_fault() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Every format has documents in the repository.
-    for schema in SCHEMAS {
+    // Every format little reads has documents in the repository (what it writes is held
+    // to its schema by embed's tests/output_schemas.rs).
+    for schema in SCHEMAS.iter().filter(|s| !s.written) {
         assert!(checked.get(schema.name).is_some_and(|n| *n > 0), "no sample of {}", schema.name);
     }
 }

@@ -14,29 +14,48 @@ pub struct DocumentSchema {
     pub document: &'static str,
     /// The schema text, as in `schemas/NAME.schema.json`.
     pub text: &'static str,
+    /// Whether little writes this document (an output, described exactly) rather than
+    /// reads it.
+    pub written: bool,
 }
 
 macro_rules! schemas {
-    ($( $name:literal => $document:literal ),* $(,)?) => {
-        /// Every shipped schema, in the order of SPEC §1's table.
+    (reads: $( $name:literal => $document:literal ),* ; writes: $( $out:literal => $written:literal ),* $(,)?) => {
+        /// Every shipped schema: the documents little reads, in the order of SPEC §1's
+        /// table, then the ones it writes.
         pub const SCHEMAS: &[DocumentSchema] = &[ $(
             DocumentSchema {
                 name: $name,
                 document: $document,
                 text: include_str!(concat!("../../schemas/", $name, ".schema.json")),
+                written: false,
+            },
+        )* $(
+            DocumentSchema {
+                name: $out,
+                document: $written,
+                text: include_str!(concat!("../../schemas/", $out, ".schema.json")),
+                written: true,
             },
         )* ];
     };
 }
 
 schemas! {
+    reads:
     "draft" => "workflow-draft/v1",
     "catalog" => "workflow-catalog/v1",
     "context" => "workflow-context/v1",
     "bindings" => "agent-bindings/v1",
     "lwir" => "littleworkflow.dev/v0.1 Workflow (LWIR)",
     "definition" => "workflow-definition/v1",
-    "snapshot" => "WorkflowDefinitionSnapshot (seed 000, stage 3)",
+    "snapshot" => "WorkflowDefinitionSnapshot (seed 000, stage 3)";
+    writes:
+    "report" => "little-report/v1 (little check --format json)",
+    "compiled" => "little-compiled/v1 (little compile)",
+    "codes" => "the diagnostic codes (the packages' codes())",
+    "definition-snapshot" => "the WorkflowDefinitionSnapshot little snapshot writes",
+    "registration" => "WorkflowVersion and compiler lock (little lock)",
 }
 
 /// The schema named `name`.
@@ -74,5 +93,33 @@ mod tests {
             assert!(id.ends_with(&format!("/{}.schema.json", schema.name)), "{id}");
         }
         assert!(schema("nope").is_none());
+    }
+
+    #[test]
+    fn every_written_schema_is_exact_and_named_by_its_file() {
+        let written: Vec<&str> = SCHEMAS.iter().filter(|s| s.written).map(|s| s.name).collect();
+        assert_eq!(written, ["report", "compiled", "codes", "definition-snapshot", "registration"]);
+        for schema in SCHEMAS.iter().filter(|s| s.written) {
+            let value: serde_json::Value = serde_json::from_str(schema.text).expect("a schema is JSON");
+            let id = value["$id"].as_str().expect("a schema has an `$id`");
+            assert!(id.ends_with(&format!("/{}.schema.json", schema.name)), "{id}");
+            // Exact: every object that lists properties closes them.
+            let mut stack = vec![("$".to_string(), &value)];
+            while let Some((path, node)) = stack.pop() {
+                match node {
+                    serde_json::Value::Object(map) => {
+                        if map.contains_key("properties") {
+                            let closed = map.get("additionalProperties").is_some_and(|a| a != &serde_json::json!(true));
+                            assert!(closed, "{}: {path} lists properties but leaves others open", schema.name);
+                        }
+                        stack.extend(map.iter().map(|(k, v)| (format!("{path}.{k}"), v)));
+                    }
+                    serde_json::Value::Array(items) => {
+                        stack.extend(items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)))
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 }
