@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI needs for the npm package @little-stack/compiler, from a clean clone, and
-# idempotent: install the pinned dev dependencies, build the native addon (release, in the
+# idempotent: install the pinned dev dependencies, generate the declarations of what little
+# returns (types.d.ts) from its schemas, build the native addon (release, in the
 # workspace's target/), make sure the `little` binary the tests compare with exists, and
 # run the tests with node's own runner.
 set -euo pipefail
@@ -13,6 +14,9 @@ echo "node-test: node $(node --version), npm $(npm --version)"
 
 echo "node-test: npm ci (the dev dependencies pinned in package-lock.json)"
 npm ci --no-audit --no-fund --loglevel=error
+
+echo "node-test: generating types.d.ts from the schemas (bindings/typegen)"
+(cd "$repo" && cargo run --quiet -p little-typegen)
 
 echo "node-test: building the addon in release (napi build; cargo's target/ is the workspace's)"
 npx napi build --platform --release --no-js --dts native.d.ts

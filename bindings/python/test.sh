@@ -34,6 +34,9 @@ else
     "$py" -m pip install --quiet --disable-pip-version-check 'maturin>=1.16,<2' pytest mypy
 fi
 
+say "generating little_compiler/_types.py from the schemas (bindings/typegen)"
+cargo run --quiet -p little-typegen
+
 say "building the wheel ($profile) into $wheels"
 rm -f "$wheels"/little_compiler-*.whl
 build=(build --manifest-path "$here/Cargo.toml" --out "$wheels" --interpreter "$py")

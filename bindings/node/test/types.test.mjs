@@ -1,4 +1,5 @@
-// index.d.ts is written by hand; this holds it to what little gives. The real output of
+// index.d.ts (by hand) and types.d.ts (generated from the schemas of what little writes,
+// by bindings/typegen) are held here to what little gives. The real output of
 // every example (reports, candidates, compiled documents, codes, snapshot, lock, a
 // workspace's reports) is written out as typed literals, where TypeScript refuses a
 // missing, extra or mistyped field, and type-checked with test/usage.mts and usage.cts,

@@ -27,50 +27,18 @@ from ._native import (
     schema_names,
     snapshot,
 )
-from ._types import (
-    Candidate,
-    Change,
-    CodeInfo,
-    Compiled,
-    Diagnostic,
-    Document,
-    DocumentKind,
-    DraftCandidate,
-    Edit,
-    FileReport,
-    Position,
-    Range,
-    Related,
-    Report,
-    Severity,
-    Span,
-    Summary,
-    Witness,
-    WorkflowVersion,
-)
+from . import _types
+from ._inputs import Change, Document, Edit, Position, Range
+from ._types import *  # noqa: F403 (every type of what little returns: _types.__all__)
 
 __all__ = [
-    "Candidate",
     "Change",
-    "CodeInfo",
-    "Compiled",
-    "Diagnostic",
     "Document",
-    "DocumentKind",
-    "DraftCandidate",
     "Edit",
-    "FileReport",
     "LittleError",
     "Position",
     "Range",
-    "Related",
-    "Report",
-    "Severity",
-    "Span",
-    "Summary",
-    "Witness",
     "Workspace",
-    "WorkflowVersion",
     "__version__",
     "check",
     "codes",
@@ -82,3 +50,5 @@ __all__ = [
     "schema_names",
     "snapshot",
 ]
+# The generated TypedDicts (Report, Diagnostic, Compiled, …), all of them.
+__all__ += _types.__all__

@@ -1,7 +1,8 @@
 # Types of the Rust extension (src/lib.rs); little_compiler re-exports all of it.
 from typing import Any, Dict, List, Optional, Union, final
 
-from ._types import Change, CodeInfo, Compiled, Document, Report
+from ._inputs import Change, Document
+from ._types import CodeInfo, Compiled, DefinitionSnapshot, Registration, Report
 
 __version__: str
 __all__ = [
@@ -63,10 +64,10 @@ def schema(name: str) -> Dict[str, Any]:
 def schema_names() -> List[str]:
     """The formats ``schema`` knows."""
 
-def snapshot(definition: Document) -> Dict[str, Any]:
+def snapshot(definition: Document) -> DefinitionSnapshot:
     """The WorkflowDefinitionSnapshot of a definition, as ``little snapshot``."""
 
-def lock(lwir: Document, definition: Document) -> Dict[str, Any]:
+def lock(lwir: Document, definition: Document) -> Registration:
     """Validates an LWIR against a definition, registers and locks it: ``little lock``'s document."""
 
 @final
