@@ -3,8 +3,10 @@
 import re
 import subprocess
 import sys
+from typing import Any, List
 
-from support import ROOT
+import little_compiler as little
+from support import EXAMPLES, ROOT, documents, read
 
 HERE = ROOT / "bindings" / "python" / "tests"
 
@@ -47,4 +49,48 @@ def test_the_stubs_match_the_extension():
         capture_output=True,
         text=True,
     )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_typed_dicts_type_the_real_output(tmp_path):
+    # The generated TypedDicts (_types.py, from the schemas of what little writes) against
+    # what little gives: every example's output written as a typed literal, where mypy
+    # refuses a missing, extra or mistyped key; and output that is not little's, where
+    # the `type: ignore` must be used (--strict warns of an unused one).
+    lines: List[str] = ["import little_compiler as L", ""]
+
+    def typed(type_name: str, value: Any, refused: str = "") -> None:
+        ignore = f"  # type: ignore[{refused}]" if refused else ""
+        lines.append(f"v{len(lines)}: {type_name} = {value!r}{ignore}")
+
+    for path, options in EXAMPLES:
+        report = little.check(read(path), path=path, **documents(options))
+        typed("L.Report", report)
+        if report["files"][0]["document"] == "draft":
+            try:
+                typed("L.Compiled", little.compile(read(path), path=path, **documents(options)))
+            except little.LittleError as error:
+                assert error.code == "blocked"
+                typed("L.Report", error.report)
+    typed("L.Codes", little.codes())
+    definition = read("examples/support-summarize-ticket/definition.json")
+    typed("L.DefinitionSnapshot", little.snapshot(definition))
+    typed("L.Registration", little.lock(read("examples/support-summarize-ticket/lwir.json"), definition))
+    workspace = little.Workspace(**documents(("--context", "examples/context.json")))
+    typed("L.Report", workspace.open("a.json", read("examples/broken-wiring.json")))
+    typed("L.Report", workspace.report("a.json"))
+
+    report = little.check(read("examples/cycle.json"))
+    diagnostic = report["files"][0]["diagnostics"][0]
+    typed("L.Report", {**report, "extra": 1}, "typeddict-unknown-key")
+    typed("L.Diagnostic", {**diagnostic, "nodeId": None}, "typeddict-item")
+    typed("L.Diagnostic", {**diagnostic, "severity": "fatal"}, "typeddict-item")
+    clean = little.check(read("examples/quarterly-report.json"), **documents(("--context", "examples/context.json")))
+    candidate = dict(clean["files"][0]["candidate"] or {})
+    del candidate["topologyHash"]
+    typed("L.DraftCandidate", candidate, "typeddict-item")
+
+    outputs = tmp_path / "outputs.py"
+    outputs.write_text("\n".join(lines) + "\n")
+    run = mypy(str(outputs))
     assert run.returncode == 0, run.stdout + run.stderr
