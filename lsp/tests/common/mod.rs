@@ -196,11 +196,17 @@ impl Client {
 
     /// Replaces the whole text.
     pub fn replace(&mut self, uri: &Url, version: i32, text: &str) -> Vec<Diagnostic> {
+        self.send_replace(uri, version, text);
+        self.diagnostics(uri, Some(version))
+    }
+
+    /// Replaces the whole text without waiting for anything (waiting for this document's
+    /// publish would skip another document's, which its workers may send first).
+    pub fn send_replace(&mut self, uri: &Url, version: i32, text: &str) {
         self.notify(
             "textDocument/didChange",
             json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{ "text": text }] }),
         );
-        self.diagnostics(uri, Some(version))
     }
 
     pub fn shutdown(mut self) {
