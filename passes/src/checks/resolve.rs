@@ -435,11 +435,8 @@ fn resolve_edge(
         );
         return Outcome::Dropped;
     }
-    if source.family.is_none() || target.family.is_none() {
-        // The node's unknown family is its one diagnostic.
-        return faulty(Some(from_index), Some(to_index), aimed(graph, Some(to_index)));
-    }
-    if target.is_trigger() {
+    let unknown_family = source.family.is_none() || target.family.is_none();
+    if !unknown_family && target.is_trigger() {
         graph.findings.push(
             Finding::new(
                 Code::TriggerInboundEdge,
@@ -510,6 +507,20 @@ fn resolve_edge(
         graph.findings.push(Finding::new(code, anchor, message).edge(id).node(&node.id).help(help));
         None
     };
+    if unknown_family {
+        // The node's unknown family is its one diagnostic; a port named on the other,
+        // known, node is still checked, since that fault is the edge's own.
+        let (source_known, target_known) =
+            (graph.node(from_index).family.is_some(), graph.node(to_index).family.is_some());
+        if source_known {
+            resolve_port(graph, from, from_index, Direction::Output, "from");
+        }
+        let to_port = match target_known {
+            true => resolve_port(graph, to, to_index, Direction::Input, "to").into(),
+            false => aimed(graph, Some(to_index)),
+        };
+        return faulty(Some(from_index), Some(to_index), to_port);
+    }
     let from_port = resolve_port(graph, from, from_index, Direction::Output, "from");
     let to_port = resolve_port(graph, to, to_index, Direction::Input, "to");
     let (from_port, to_port) = match (from_port, to_port) {
