@@ -644,6 +644,51 @@ fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(Eleme
     }
 }
 
+/// Where a text stops being JSON, as [`crate::recover`] needs it: the fault's span, the
+/// parser's position there, and the containers open there, outermost first.
+pub(crate) struct FaultSite {
+    pub span: Range<u32>,
+    pub message: String,
+    pub pos: u32,
+    pub open: Vec<OpenContainer>,
+    /// The key of the root object's member being parsed, when the root is an object.
+    pub root_key: Option<String>,
+}
+
+/// A container open at a fault: whether it is an object, and where it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenContainer {
+    pub object: bool,
+    pub start: u32,
+}
+
+/// The first syntax fault of `text`, or `None` when it is JSON.
+pub(crate) fn fault_site(text: &str) -> Option<FaultSite> {
+    let mut parser = Parser::new(text);
+    let fault = parser.run().err()?;
+    let open = parser
+        .frames
+        .iter()
+        .map(|frame| OpenContainer {
+            object: frame.kind == Kind::Object,
+            start: parser.nodes[frame.node as usize].start,
+        })
+        .collect();
+    let root_key = match parser.frames.first() {
+        Some(root) if root.kind == Kind::Object => {
+            // The root's members end where the first object inside it began its own.
+            let end = parser.frames[1..]
+                .iter()
+                .find(|frame| frame.kind == Kind::Object)
+                .map_or(parser.members.len(), |frame| frame.start);
+            let current = end.checked_sub(1).filter(|&at| at >= root.start);
+            current.map(|at| parser.key_table[parser.members[at].key as usize].to_string())
+        }
+        _ => None,
+    };
+    Some(FaultSite { span: fault.span, message: fault.message, pos: parser.pos as u32, open, root_key })
+}
+
 /// Parses elements of one document on their own, the arenas and the key table reused
 /// from one element to the next: lowering a draft's outline reads every element this way.
 pub struct ElementParser<'a> {

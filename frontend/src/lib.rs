@@ -9,6 +9,7 @@ pub mod draft;
 pub mod json;
 pub mod lwir;
 pub mod reader;
+pub mod recover;
 pub mod reparse;
 pub mod schemas;
 pub mod snapshot;

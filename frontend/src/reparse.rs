@@ -37,6 +37,10 @@ pub struct DraftOutline {
     pub diagnostics: Vec<Diagnostic>,
     /// `None` when the document is not a draft.
     pub elements: Option<Arc<DraftElements>>,
+    /// What the recovery of a draft that is not JSON stands for ([`DraftOutline::parse_tolerant`]):
+    /// the parts a repair wrote, each widened to the element of `nodes` or `edges` that
+    /// holds it. Empty when the text parsed.
+    pub damaged: Vec<std::ops::Range<u32>>,
 }
 
 impl DraftOutline {
@@ -50,7 +54,30 @@ impl DraftOutline {
             tree: parsed.tree,
             diagnostics: parsed.diagnostics,
             elements: draft.then(|| Arc::new(elements)),
+            damaged: Vec::new(),
         }
+    }
+
+    /// [`DraftOutline::parse`], for the editor: a draft that is not JSON is repaired
+    /// ([`crate::recover`]) and outlined from the repaired text, which has the same length,
+    /// so every span is the original's. Its findings are the fault's and the repaired
+    /// draft's away from the damage; `damaged` says where that is. A text that cannot be
+    /// repaired, or whose repair is not a draft, gets the strict outline (no tree).
+    pub fn parse_tolerant(text: Arc<str>) -> DraftOutline {
+        let strict = DraftOutline::parse(text.clone());
+        if strict.tree.is_some() {
+            return strict;
+        }
+        let Some(recovery) = crate::recover::recover(&text) else { return strict };
+        let repaired = DraftOutline::parse(Arc::from(recovery.repaired));
+        let (Some(tree), Some(_)) = (&repaired.tree, &repaired.elements) else { return strict };
+        let damaged = widen_to_elements(tree, recovery.damaged);
+        let mut diagnostics = strict.diagnostics;
+        let away =
+            repaired.diagnostics.into_iter().filter(|d| !d.span.as_ref().is_some_and(|s| echoes_damage(&damaged, s)));
+        diagnostics.extend(away);
+        json::in_source_order(&mut diagnostics);
+        DraftOutline { text, tree: repaired.tree, diagnostics, elements: repaired.elements, damaged }
     }
 
     /// Makes this the outline of `text`, parsing only the element of `nodes` or `edges`
@@ -61,6 +88,10 @@ impl DraftOutline {
         let (Some(tree), Some(elements)) = (&mut self.tree, &mut self.elements) else {
             return false;
         };
+        // A recovered outline is the repaired text's: the edit is against the original.
+        if !self.damaged.is_empty() {
+            return false;
+        }
         let (old, new) = (self.text.as_bytes(), text.as_bytes());
         if u32::try_from(new.len()).is_err() {
             return false;
@@ -104,6 +135,31 @@ impl DraftOutline {
         self.text = text.clone();
         true
     }
+}
+
+/// Each damaged range widened to the element of `nodes` or `edges` that holds it, sorted
+/// and without repeats.
+fn widen_to_elements(tree: &JsonTree, damaged: Vec<std::ops::Range<u32>>) -> Vec<std::ops::Range<u32>> {
+    let mut widened: Vec<std::ops::Range<u32>> = damaged
+        .into_iter()
+        .map(|range| match element_holding(tree, range.clone()) {
+            Some((_, _, _, item)) => tree.span(item),
+            None => range,
+        })
+        .collect();
+    widened.sort_by_key(|r| (r.start, r.end));
+    widened.dedup();
+    widened
+}
+
+/// Whether a finding at `span` is an echo of what a recovery repaired: it lies on a
+/// damaged part (a finding about a container around it, the draft itself, still stands).
+pub fn echoes_damage(damaged: &[std::ops::Range<u32>], span: &std::ops::Range<u32>) -> bool {
+    damaged.iter().any(|d| {
+        let overlaps = span.start < d.end.max(d.start + 1) && d.start < span.end.max(span.start + 1);
+        let around = span.start <= d.start && d.end <= span.end && *span != *d;
+        overlaps && !around
+    })
 }
 
 /// The elided element of `nodes` or `edges` whose span holds `changed`: its array's key

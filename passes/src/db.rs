@@ -42,7 +42,8 @@ impl LastOutline {
         let outline = if last.as_mut().is_some_and(|last| last.edit(text)) {
             last.expect("the outline just patched")
         } else {
-            DraftOutline::parse(text.clone())
+            // An edited draft is recovered when it is not JSON (the editor's view of it).
+            DraftOutline::parse_tolerant(text.clone())
         };
         if outline.elements.is_some() {
             *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(outline.clone());

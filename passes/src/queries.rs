@@ -29,7 +29,13 @@ pub struct ParsedFile {
 
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
-    let parsed = json::parse_shared(file.text(db).clone());
+    // A recovered draft's tree is its repaired text's (the outline's text), so that the
+    // editor's requests read what its checks read.
+    let text = match outline(db, file) {
+        outline if !outline.damaged.is_empty() => outline.tree.as_ref().map(|t| t.text().clone()),
+        _ => None,
+    };
+    let parsed = json::parse_shared(text.unwrap_or_else(|| file.text(db).clone()));
     ParsedFile { tree: parsed.tree, diagnostics: parsed.diagnostics }
 }
 
@@ -38,11 +44,19 @@ pub fn parse(db: &dyn salsa::Database, file: SourceFile) -> ParsedFile {
 pub struct Outline {
     pub tree: Option<JsonTree>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The parts of an edited draft that is not JSON that its recovery stands for
+    /// ([`DraftOutline::parse_tolerant`]); empty when it parsed.
+    pub damaged: Vec<std::ops::Range<u32>>,
     /// A draft's elements, read while the outline was parsed, until `lowering` takes them.
     elements: Mutex<Option<Arc<DraftElements>>>,
 }
 
 impl Outline {
+    /// Whether a finding at `span` lies on what a recovery repaired (see `damaged`).
+    pub fn echoes_damage(&self, span: &std::ops::Range<u32>) -> bool {
+        little_frontend::reparse::echoes_damage(&self.damaged, span)
+    }
+
     /// The draft's elements the outline parse read, for [`lowering`]: a memo cannot be
     /// moved out of, and keeping them here too would hold every element twice. (An edited
     /// file's last outline shares them: they are copied then.)
@@ -66,7 +80,12 @@ pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> Outline {
         Some(last) => last.next(text),
         None => DraftOutline::parse(text.clone()),
     };
-    Outline { tree: outline.tree, diagnostics: outline.diagnostics, elements: Mutex::new(outline.elements) }
+    Outline {
+        tree: outline.tree,
+        diagnostics: outline.diagnostics,
+        damaged: outline.damaged,
+        elements: Mutex::new(outline.elements),
+    }
 }
 
 /// The whole tree of a file, for the readers of every document but a draft and for the

@@ -225,7 +225,9 @@ fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile,
                 DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
                 DocumentKind::Definition => crate::definition::definition_of(db, file).findings.clone(),
             };
-            report.diagnostics.extend(findings.into_iter().map(|f| resolver.resolve(f)));
+            // On a recovered draft, what lies on the damage is the fault's echo.
+            let resolved = findings.into_iter().map(|f| resolver.resolve(f));
+            report.diagnostics.extend(resolved.filter(|d| !d.span.as_ref().is_some_and(|s| parsed.echoes_damage(s))));
         }
     }
     little_diagnostics::sort(&mut report.diagnostics);
