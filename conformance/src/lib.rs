@@ -6,6 +6,7 @@ pub mod generate;
 pub mod lwir;
 pub mod mutations;
 pub mod pages;
+pub mod recovery;
 pub mod strategies;
 
 use little_diagnostics::{Code, Severity};

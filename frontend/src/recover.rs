@@ -9,7 +9,7 @@
 //! * a string still open at the end of its line (JSON strings cannot hold a raw newline,
 //!   so that is where an unclosed string ends): the line break becomes its `"`;
 //! * a control character or a bad escape inside a string: a space;
-//! * a trailing comma: a space;
+//! * a trailing comma, or a comma where a key or value was expected: a space;
 //! * a missing `,`, `:`, `}` or `]`: written into the whitespace before the point where it
 //!   was needed (a pretty-printed draft always has some);
 //! * anything else inside an element of `nodes` or `edges`: that element, from its `{` to
@@ -57,7 +57,7 @@ pub fn recover(text: &str) -> Option<Recovery> {
             return Some(Recovery { repaired, damaged });
         };
         let original = text.as_bytes();
-        let repair = targeted(&mut bytes, &site)
+        let repair = targeted(&mut bytes, original, &site)
             .or_else(|| close_before_sibling(&mut bytes, original, &site))
             .or_else(|| replace_element(&mut bytes, original, &site))?;
         damaged.push(repair);
@@ -69,8 +69,9 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// A repair for the fault's own kind; `None` when none fits.
-fn targeted(bytes: &mut [u8], site: &FaultSite) -> Option<Range<u32>> {
+/// A repair for the fault's own kind; `None` when none fits. Layout is read from the
+/// `original` text.
+fn targeted(bytes: &mut [u8], original: &[u8], site: &FaultSite) -> Option<Range<u32>> {
     let at = site.span.start as usize;
     let pos = site.pos as usize;
     // Inside a string (the parser stops at its opening quote).
@@ -87,12 +88,25 @@ fn targeted(bytes: &mut [u8], site: &FaultSite) -> Option<Range<u32>> {
             }
         });
     }
-    if site.message.starts_with("trailing comma") {
+    if site.message.starts_with("trailing comma") || bytes.get(pos) == Some(&b',') {
+        // A comma where a key or value was expected (after `[`, `{`, `:` or another
+        // comma) is dropped too.
+        let at = if bytes.get(pos) == Some(&b',') { pos } else { at };
         bytes[at] = b' ';
         return Some(at as u32..at as u32 + 1);
     }
     let inner = site.open.last()?;
     let found = bytes.get(pos).copied();
+    let value_expected = site.message.contains("expected a JSON value") || site.message.contains("a string key");
+    if value_expected && let Some(b @ (b'}' | b']')) = found {
+        // A closer where a key or value was to begin: stray, dropped, unless it is laid
+        // out as the closer of an open container (a value is missing before it then).
+        if laid_out_as_closer(original, site, b) {
+            return None;
+        }
+        bytes[pos] = b' ';
+        return Some(site.pos..site.pos + 1);
+    }
     let closer = if inner.object { b'}' } else { b']' };
     let after_element = site.message.contains("after an array element");
     let after_member = site.message.contains("after an object member");
@@ -116,16 +130,33 @@ fn targeted(bytes: &mut [u8], site: &FaultSite) -> Option<Range<u32>> {
         Some(spot as u32..spot as u32 + 1)
     };
     if after_element && found == b':' {
-        // A key inside an array: the array ended before the comma that precedes it.
+        // A key inside an array. Indented past the array's line, it is the first member
+        // of an element whose `{` was left out; else the array ended before the comma
+        // that precedes it.
         let key_end = last_content(bytes, pos)?;
         let key_start = bytes[..key_end].iter().rposition(|&b| b == b'"')?;
+        if bytes[key_end] != b'"' {
+            return None;
+        }
+        if line_indentation(original, key_start) > line_indentation(original, inner.start as usize) {
+            return write(bytes, key_start, b'{');
+        }
         let comma = last_content(bytes, key_start)?;
-        return (bytes[key_end] == b'"' && bytes[comma] == b',').then(|| write(bytes, comma, b']')).flatten();
+        return (bytes[comma] == b',').then(|| write(bytes, comma, b']')).flatten();
     }
     if after_element || after_member {
         return match found {
-            // The other kind of closer: this container's own was left out.
-            b'}' | b']' if found != closer => write(bytes, pos, closer),
+            // The other kind of closer. Laid out as the closer of the container it
+            // closes (first on a line indented as that container's), this container's own
+            // was left out; else it is stray, and dropped.
+            b'}' | b']' if found != closer => {
+                if laid_out_as_closer(original, site, found) {
+                    write(bytes, pos, closer)
+                } else {
+                    bytes[pos] = b' ';
+                    Some(site.pos..site.pos + 1)
+                }
+            }
             b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' if after_element || found == b'"' => {
                 write(bytes, pos, b',')
             }
@@ -167,33 +198,44 @@ fn close_before_sibling(bytes: &mut [u8], original: &[u8], site: &FaultSite) -> 
     Some(run_start as u32..(run_start + closers.len()) as u32)
 }
 
+/// Whether the closer `found` at the fault opens its line, indented as the line of the
+/// innermost open container it would close.
+fn laid_out_as_closer(original: &[u8], site: &FaultSite, found: u8) -> bool {
+    let own = site.open.iter().rev().find(|c| c.object == (found == b'}'));
+    indentation(original, site.pos as usize)
+        .is_some_and(|at| own.is_some_and(|c| line_indentation(original, c.start as usize) == at))
+}
+
 /// The index of the last byte before `before` that is not whitespace.
 fn last_content(bytes: &[u8], before: usize) -> Option<usize> {
     bytes[..before].iter().rposition(|&b| !is_ws(b))
 }
 
-/// A whitespace byte in the run just before `before`: a space or tab if there is one
-/// (so lines stay lines), else a line break.
+/// A whitespace byte in the run just before `before`: its first space or tab if there is
+/// one (so lines stay lines, and the rest of the run is left for a later repair), else
+/// its first byte, a line break.
 fn whitespace_before(bytes: &[u8], before: usize) -> Option<usize> {
     let run_start = last_content(bytes, before).map_or(0, |at| at + 1);
-    let run = run_start..before;
-    run.clone().rev().find(|&i| matches!(bytes[i], b' ' | b'\t')).or_else(|| (!run.is_empty()).then(|| before - 1))
+    let mut run = run_start..before;
+    run.clone().find(|&i| matches!(bytes[i], b' ' | b'\t')).or_else(|| run.next())
 }
 
 /// Replaces the element of `nodes` or `edges` that the fault is in by `{"id": …}`. Its
 /// extent is judged by the layout of the `original` text (a closed string's line break is
 /// a `"` in `bytes`).
 fn replace_element(bytes: &mut [u8], original: &[u8], site: &FaultSite) -> Option<Range<u32>> {
-    let [root, array, element, ..] = site.open[..] else { return None };
-    if !root.object || array.object || !element.object {
+    let [root, array, ..] = site.open[..] else { return None };
+    if !root.object || array.object || !ELEMENT_ARRAYS.contains(&site.root_key.as_deref()?) {
         return None;
     }
-    if !ELEMENT_ARRAYS.contains(&site.root_key.as_deref()?) {
-        return None;
-    }
-    let start = element.start as usize;
+    let start = match site.open.get(2) {
+        Some(element) if element.object => element.start as usize,
+        // An earlier fault closed the element (a stray `}`): find its start by layout.
+        _ => element_start_by_layout(original, array.start as usize, site.span.start as usize)?,
+    };
     let indent = indentation(original, start)?;
-    let next = next_at_indent(original, start, site.span.start as usize, indent)?;
+    let array_indent = line_indentation(original, array.start as usize);
+    let next = next_at_indent(original, start, site.span.start as usize, indent, array_indent)?;
     let end = match next {
         Next::Closer(at) => at + 1,
         Next::Sibling(at) => end_before_separator(bytes, start, at)?,
@@ -213,10 +255,36 @@ fn replace_element(bytes: &mut [u8], original: &[u8], site: &FaultSite) -> Optio
     Some(start as u32..end as u32)
 }
 
+/// How far the line holding `at` is indented.
+fn line_indentation(bytes: &[u8], at: usize) -> usize {
+    let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes[line_start..].iter().take_while(|&&b| matches!(b, b' ' | b'\t')).count()
+}
+
 /// How far the line holding `at` is indented, when `at` is its first non-blank byte.
 fn indentation(bytes: &[u8], at: usize) -> Option<usize> {
     let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     bytes[line_start..at].iter().all(|&b| matches!(b, b' ' | b'\t')).then_some(at - line_start)
+}
+
+/// The start of the element of the array at `array` that holds `fault`, by layout: the
+/// last line before the fault that opens with `{` at the indentation of the array's
+/// first element.
+fn element_start_by_layout(bytes: &[u8], array: usize, fault: usize) -> Option<usize> {
+    let first_line = bytes[array..].iter().position(|&b| b == b'\n')? + array + 1;
+    let first = first_line + bytes[first_line..].iter().position(|&b| !is_ws(b))?;
+    let indent = indentation(bytes, first).filter(|_| bytes[first] == b'{')?;
+    let mut line_start = bytes[..fault.min(bytes.len())].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    loop {
+        let at = line_start + indent;
+        if at < bytes.len() && bytes[at] == b'{' && indentation(bytes, at) == Some(indent) {
+            return Some(at);
+        }
+        if line_start <= first_line {
+            return None;
+        }
+        line_start = bytes[..line_start - 1].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    }
 }
 
 /// What ends an element, found by layout.
@@ -229,9 +297,16 @@ enum Next {
 
 /// What ends the element that starts at `start` (indented `indent`), judged by layout
 /// from the line of the fault on: its own `}` on a line indented as it is, the next
-/// element's `{` so indented, or the array's `]` less indented.
-fn next_at_indent(bytes: &[u8], start: usize, fault: usize, indent: usize) -> Option<Next> {
-    let mut line_start = bytes[..fault.min(bytes.len())].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+/// element's `{` so indented, or the array's `]` indented as the array's line.
+fn next_at_indent(bytes: &[u8], start: usize, fault: usize, indent: usize, array_indent: usize) -> Option<Next> {
+    let fault = fault.min(bytes.len());
+    let mut line_start = bytes[..fault].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    // The fault's own line counts only when the fault opens it with a brace or bracket
+    // (else the edit may have broken its layout).
+    let opens = bytes[line_start..fault].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+    if !(opens && matches!(bytes.get(fault), Some(b'{' | b'}' | b']'))) {
+        line_start = bytes[fault..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| fault + i + 1);
+    }
     while line_start < bytes.len() {
         let line_end = bytes[line_start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| line_start + i);
         if let Some(first) = bytes[line_start..line_end].iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\r')) {
@@ -240,8 +315,9 @@ fn next_at_indent(bytes: &[u8], start: usize, fault: usize, indent: usize) -> Op
                 match bytes[at] {
                     b'}' if first == indent => return Some(Next::Closer(at)),
                     b'{' if first == indent => return Some(Next::Sibling(at)),
-                    b']' if first < indent => return Some(Next::Sibling(at)),
-                    _ if first < indent => return None,
+                    b']' if first == array_indent => return Some(Next::Sibling(at)),
+                    // A key of the root: the array's end was lost.
+                    b'"' if first < indent => return None,
                     _ => {}
                 }
             }
@@ -348,7 +424,7 @@ mod tests {
     #[test]
     fn a_missing_comma_colon_or_trailing_comma_is_mended_in_place() {
         let r = recovered("\"a\",", "\"a\"");
-        assert!(r.repaired.contains("\"id\": \"a\"\n     ,\"family\""), "{}", r.repaired);
+        assert!(r.repaired.contains("\"id\": \"a\"\n,     \"family\""), "{}", r.repaired);
         recovered("\"id\": \"b\"", "\"id\" \"b\"");
         let r = recovered("\"Two\"", "\"Two\",");
         assert!(r.repaired.contains("\"title\": \"Two\" \n"), "{}", r.repaired);
@@ -358,7 +434,7 @@ mod tests {
     fn a_missing_closer_goes_before_the_comma_or_at_the_end() {
         // The first node's `}`.
         let r = recovered("    },\n    {", "    ,\n    {");
-        assert!(r.repaired.contains("   },\n    {"), "{}", r.repaired);
+        assert!(r.repaired.contains("}\n}   ,\n    {"), "{}", r.repaired);
         // The nodes' `]`.
         recovered("  ],\n  \"edges\"", "  ,\n  \"edges\"");
         // The root's `}` at the end.
