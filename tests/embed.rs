@@ -7,6 +7,7 @@ mod common;
 use std::path::Path;
 
 use common::little;
+use little_conformance::examples::EXAMPLES;
 use little_embed::{Change, Documents, Edit, Encoding, Position, Workspace};
 use serde_json::Value;
 
@@ -19,23 +20,6 @@ fn cli_json(args: &[&str]) -> Value {
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     serde_json::from_str(&run.stdout).unwrap()
 }
-
-/// Every example (drafts and LWIR, with the documents they are checked with in the README).
-const EXAMPLES: &[(&str, &[&str])] = &[
-    ("examples/quarterly-report.json", &["--context", "examples/context.json", "--bindings", "examples/bindings.json"]),
-    ("examples/broken-wiring.json", &["--context", "examples/context.json"]),
-    ("examples/broken-wiring.json", &[]),
-    (
-        "examples/contract-mismatch.json",
-        &["--context", "examples/context.json", "--bindings", "examples/bindings.json"],
-    ),
-    ("examples/cycle.json", &["--context", "examples/context.json"]),
-    ("examples/graph-demo.json", &[]),
-    ("examples/support-triage.json", &["--context", "examples/context.json"]),
-    ("examples/lwir/summarize-ticket.lwir.json", &["--snapshot", "examples/lwir/snapshot.json"]),
-    ("examples/lwir/faulty-plan.lwir.json", &["--snapshot", "examples/lwir/snapshot.json"]),
-    ("examples/lwir/summarize-ticket.lwir.json", &[]),
-];
 
 fn documents(options: &[&str]) -> Documents {
     let mut documents = Documents::default();

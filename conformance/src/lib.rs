@@ -2,6 +2,7 @@
 //! checked (the failing one gets exactly its code, the fixed one gets nothing), and the
 //! generated suites of later issues build on the same helpers.
 
+pub mod examples;
 pub mod generate;
 pub mod lwir;
 pub mod mutations;

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use little_conformance::examples::schema_validator as validator;
 use little_conformance::pages::examples;
 use little_conformance::strategies::{mutated_draft, valid_draft};
 use little_conformance::{Setup, check_text, codes, generate};
@@ -36,16 +37,6 @@ const LWIR_SCHEMA_CODES: &[Code] =
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn validator(name: &str) -> jsonschema::Validator {
-    let schema = schema(name).unwrap_or_else(|| panic!("no schema `{name}`"));
-    let value: Value = serde_json::from_str(schema.text).expect("a schema is JSON");
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(&value)
-        .unwrap_or_else(|e| panic!("schema `{name}` compiles: {e}"))
 }
 
 /// `instance path: message` of every error, empty when the document is valid.

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use little_conformance::examples::{EXAMPLES, schema_validator};
 use little_embed::{Change, Documents, Encoding, Workspace};
 use little_frontend::schemas::{SCHEMAS, schema};
 use serde_json::{Value, json};
@@ -15,23 +16,6 @@ use serde_json::{Value, json};
 fn read(path: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)).expect(path)
 }
-
-/// Every example, with the documents it is checked with (as in the root's tests/embed.rs).
-const EXAMPLES: &[(&str, &[&str])] = &[
-    ("examples/quarterly-report.json", &["--context", "examples/context.json", "--bindings", "examples/bindings.json"]),
-    ("examples/broken-wiring.json", &["--context", "examples/context.json"]),
-    ("examples/broken-wiring.json", &[]),
-    (
-        "examples/contract-mismatch.json",
-        &["--context", "examples/context.json", "--bindings", "examples/bindings.json"],
-    ),
-    ("examples/cycle.json", &["--context", "examples/context.json"]),
-    ("examples/graph-demo.json", &[]),
-    ("examples/support-triage.json", &["--context", "examples/context.json"]),
-    ("examples/lwir/summarize-ticket.lwir.json", &["--snapshot", "examples/lwir/snapshot.json"]),
-    ("examples/lwir/faulty-plan.lwir.json", &["--snapshot", "examples/lwir/snapshot.json"]),
-    ("examples/lwir/summarize-ticket.lwir.json", &[]),
-];
 
 fn documents(options: &[&str]) -> Documents {
     let mut documents = Documents::default();
@@ -47,15 +31,10 @@ fn documents(options: &[&str]) -> Documents {
     documents
 }
 
+/// The schema of one of little's outputs.
 fn validator(name: &str) -> jsonschema::Validator {
-    let schema = schema(name).unwrap_or_else(|| panic!("no schema `{name}`"));
-    assert!(schema.written, "`{name}` is not the schema of an output");
-    let value: Value = serde_json::from_str(schema.text).expect("a schema is JSON");
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(&value)
-        .unwrap_or_else(|e| panic!("schema `{name}` compiles: {e}"))
+    assert!(schema(name).is_some_and(|s| s.written), "`{name}` is not the schema of an output");
+    schema_validator(name)
 }
 
 /// `instance path: message` of every error.
