@@ -23,6 +23,7 @@
 use std::ops::Range;
 
 use crate::json::{self, FaultSite};
+use crate::reparse::ELEMENT_ARRAYS;
 
 /// A repaired text and the byte ranges the repairs wrote or stood for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,9 +38,6 @@ pub struct Recovery {
 /// At most this many repairs: a text with more faults than this is not being typed but
 /// is something else, and each repair costs a parse.
 pub const MAX_REPAIRS: usize = 32;
-
-/// The arrays of a draft's root whose elements a repair may replace whole.
-const ELEMENT_ARRAYS: &[&str] = &["nodes", "edges"];
 
 /// Repairs `text` until it is JSON; `None` when it is JSON already or a fault cannot be
 /// repaired.
@@ -255,16 +253,20 @@ fn replace_element(bytes: &mut [u8], original: &[u8], site: &FaultSite) -> Optio
     Some(start as u32..end as u32)
 }
 
+/// Where the line holding `at` starts.
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
 /// How far the line holding `at` is indented.
 fn line_indentation(bytes: &[u8], at: usize) -> usize {
-    let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    bytes[line_start..].iter().take_while(|&&b| matches!(b, b' ' | b'\t')).count()
+    bytes[line_start(bytes, at)..].iter().take_while(|&&b| matches!(b, b' ' | b'\t')).count()
 }
 
 /// How far the line holding `at` is indented, when `at` is its first non-blank byte.
 fn indentation(bytes: &[u8], at: usize) -> Option<usize> {
-    let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    bytes[line_start..at].iter().all(|&b| matches!(b, b' ' | b'\t')).then_some(at - line_start)
+    let indent = line_indentation(bytes, at);
+    (line_start(bytes, at) + indent == at).then_some(indent)
 }
 
 /// The start of the element of the array at `array` that holds `fault`, by layout: the
@@ -274,16 +276,16 @@ fn element_start_by_layout(bytes: &[u8], array: usize, fault: usize) -> Option<u
     let first_line = bytes[array..].iter().position(|&b| b == b'\n')? + array + 1;
     let first = first_line + bytes[first_line..].iter().position(|&b| !is_ws(b))?;
     let indent = indentation(bytes, first).filter(|_| bytes[first] == b'{')?;
-    let mut line_start = bytes[..fault.min(bytes.len())].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut line = line_start(bytes, fault.min(bytes.len()));
     loop {
-        let at = line_start + indent;
+        let at = line + indent;
         if at < bytes.len() && bytes[at] == b'{' && indentation(bytes, at) == Some(indent) {
             return Some(at);
         }
-        if line_start <= first_line {
+        if line <= first_line {
             return None;
         }
-        line_start = bytes[..line_start - 1].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        line = line_start(bytes, line - 1);
     }
 }
 
@@ -300,17 +302,17 @@ enum Next {
 /// element's `{` so indented, or the array's `]` indented as the array's line.
 fn next_at_indent(bytes: &[u8], start: usize, fault: usize, indent: usize, array_indent: usize) -> Option<Next> {
     let fault = fault.min(bytes.len());
-    let mut line_start = bytes[..fault].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut line = line_start(bytes, fault);
     // The fault's own line counts only when the fault opens it with a brace or bracket
     // (else the edit may have broken its layout).
-    let opens = bytes[line_start..fault].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+    let opens = bytes[line..fault].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
     if !(opens && matches!(bytes.get(fault), Some(b'{' | b'}' | b']'))) {
-        line_start = bytes[fault..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| fault + i + 1);
+        line = bytes[fault..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| fault + i + 1);
     }
-    while line_start < bytes.len() {
-        let line_end = bytes[line_start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| line_start + i);
-        if let Some(first) = bytes[line_start..line_end].iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\r')) {
-            let at = line_start + first;
+    while line < bytes.len() {
+        let line_end = bytes[line..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| line + i);
+        if let Some(first) = bytes[line..line_end].iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\r')) {
+            let at = line + first;
             if at > start {
                 match bytes[at] {
                     b'}' if first == indent => return Some(Next::Closer(at)),
@@ -322,7 +324,7 @@ fn next_at_indent(bytes: &[u8], start: usize, fault: usize, indent: usize, array
                 }
             }
         }
-        line_start = line_end + 1;
+        line = line_end + 1;
     }
     None
 }
