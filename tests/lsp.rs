@@ -1,4 +1,4 @@
-//! `little lsp` over real stdio: framed messages in, a diagnostic out, a clean exit.
+//! `little lsp` over real stdio: framed messages in, a diagnostic and an answer out, a clean exit.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -61,7 +61,22 @@ fn the_server_speaks_over_stdio_and_exits_cleanly() {
     let codes: Vec<&str> =
         published["params"]["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
     assert!(codes.contains(&"catalog.unknown_family"), "{codes:?}");
-    stdin.write_all(&frame(&json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }))).unwrap();
+    // An answer the server writes as JSON text straight from the LSP types (the outline).
+    let outline = json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/documentSymbol",
+        "params": { "textDocument": { "uri": "file:///tmp/broken-wiring.json" } } });
+    stdin.write_all(&frame(&outline)).unwrap();
+    let answer = loop {
+        let message = read_message(&mut stdout);
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert_eq!(answer["jsonrpc"], "2.0");
+    let lists: Vec<&str> = answer["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(lists, ["nodes", "edges"]);
+    let first_node = &answer["result"][0]["children"][0];
+    assert!(first_node["name"].is_string() && first_node["range"]["start"]["line"].is_u64(), "{first_node}");
+    stdin.write_all(&frame(&json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }))).unwrap();
     stdin.write_all(&frame(&json!({ "jsonrpc": "2.0", "method": "exit" }))).unwrap();
     drop(stdin);
     let status = child.wait().unwrap();

@@ -9,13 +9,14 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use little_lsp::transport::{ClientEnd, Connection, Outgoing};
+use lsp_server::{Message, Notification, Request, RequestId};
 use lsp_types::Url;
 use serde_json::{Value, json};
 
 /// A client on the server's other end.
 struct Client {
-    connection: Connection,
+    connection: ClientEnd,
 }
 
 impl Client {
@@ -33,15 +34,36 @@ impl Client {
         self.connection.sender.send(Notification::new(method.to_string(), params).into()).unwrap();
     }
 
+    /// The next message, written out as the server's stdio writer would (a client waits
+    /// for the bytes).
+    fn receive(&self) -> Outgoing {
+        let outgoing = self.connection.receiver.recv().unwrap();
+        outgoing.write(&mut std::io::sink()).unwrap();
+        outgoing
+    }
+
     /// Waits for the diagnostics of `uri` at `version`.
     fn published(&self, uri: &Url, version: i32) {
         loop {
-            if let Message::Notification(n) = self.connection.receiver.recv().unwrap()
+            if let Outgoing::Message(Message::Notification(n)) = self.receive()
                 && n.method == "textDocument/publishDiagnostics"
                 && n.params["uri"] == uri.as_str()
                 && n.params["version"] == version
             {
                 return;
+            }
+        }
+    }
+
+    /// Waits for the answer to request `id`; it is dropped after the clock stops, as the
+    /// stdio writer drops what it wrote on a thread of its own.
+    fn answer(&self, id: &RequestId) -> Outgoing {
+        loop {
+            let outgoing = self.receive();
+            match &outgoing {
+                Outgoing::Answer { id: answered, .. } if answered == id => return outgoing,
+                Outgoing::Message(Message::Response(response)) if &response.id == id => return outgoing,
+                _ => {}
             }
         }
     }
@@ -125,15 +147,9 @@ fn keystroke(c: &mut Criterion) {
                 let request = Request::new(RequestId::from(request_id), "textDocument/documentSymbol".into(), params);
                 let began = Instant::now();
                 client.connection.sender.send(request.into()).unwrap();
-                loop {
-                    if let Message::Response(response) = client.connection.receiver.recv().unwrap()
-                        && response.id == RequestId::from(request_id)
-                    {
-                        std::hint::black_box(response);
-                        break;
-                    }
-                }
+                let answer = client.answer(&RequestId::from(request_id));
                 total += began.elapsed();
+                drop(std::hint::black_box(answer));
             }
             total
         })

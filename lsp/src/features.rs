@@ -17,6 +17,7 @@ use lsp_types::{
     TextDocumentSyncKind, TextEdit, Url, WorkspaceEdit, request,
 };
 use serde_json::Value;
+use serde_json::value::{RawValue, to_raw_value};
 
 use crate::analysis::{self, Spot};
 use crate::server::Snapshot;
@@ -53,16 +54,17 @@ pub fn handles(method: &str) -> bool {
     .contains(&method)
 }
 
-pub(crate) fn answer(snapshot: &Snapshot, method: &str, params: Value) -> Result<Value, String> {
+/// The answer to a request, serialized straight from the LSP types (no `Value` between).
+pub(crate) fn answer(snapshot: &Snapshot, method: &str, params: Value) -> Result<Box<RawValue>, String> {
     fn decode<P: serde::de::DeserializeOwned>(params: Value) -> Result<P, String> {
         serde_json::from_value(params).map_err(|e| format!("bad parameters: {e}"))
     }
     let value = match method {
-        request::HoverRequest::METHOD => serde_json::to_value(hover(snapshot, decode(params)?)),
-        request::GotoDefinition::METHOD => serde_json::to_value(definition(snapshot, decode(params)?)),
-        request::DocumentSymbolRequest::METHOD => serde_json::to_value(symbols(snapshot, decode(params)?)),
-        request::Completion::METHOD => serde_json::to_value(completion(snapshot, decode(params)?)),
-        request::CodeActionRequest::METHOD => serde_json::to_value(code_actions(snapshot, decode(params)?)),
+        request::HoverRequest::METHOD => to_raw_value(&hover(snapshot, decode(params)?)),
+        request::GotoDefinition::METHOD => to_raw_value(&definition(snapshot, decode(params)?)),
+        request::DocumentSymbolRequest::METHOD => to_raw_value(&symbols(snapshot, decode(params)?)),
+        request::Completion::METHOD => to_raw_value(&completion(snapshot, decode(params)?)),
+        request::CodeActionRequest::METHOD => to_raw_value(&code_actions(snapshot, decode(params)?)),
         other => return Err(format!("unknown method {other}")),
     };
     Ok(value.expect("LSP types serialize"))

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crossbeam_channel::{Receiver, Sender, select};
 use little_diagnostics::{Encoding, LineIndex};
 use little_passes::{Database, SourceFile, Workspace};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::Notification as _;
 use lsp_types::request::Request as _;
 use lsp_types::{
@@ -25,6 +25,7 @@ use salsa::Setter;
 
 use crate::features;
 use crate::settings::{SETTINGS_FILE, Settings};
+use crate::transport::{Connection, Outgoing};
 use little_passes::inputs::{InputText, InputTexts, Style};
 
 /// What a worker tells the main loop.
@@ -62,7 +63,7 @@ pub(crate) struct Snapshot {
 const WATCH_REGISTRATION: &str = "little-settings-files";
 
 struct Server {
-    sender: Sender<Message>,
+    sender: Sender<Outgoing>,
     db: Database,
     encoding: Encoding,
     root: Option<PathBuf>,
@@ -94,7 +95,7 @@ struct Server {
 /// Serves one client on `connection` until it exits, with `db` as the database (tests
 /// pass one that logs executions).
 pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
-    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params).map_err(|e| format!("bad initialize: {e}"))?;
     let offers_utf8 = params
         .capabilities
@@ -110,9 +111,7 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
         }),
     };
-    connection
-        .initialize_finish(id, serde_json::to_value(result).expect("results serialize"))
-        .map_err(|e| e.to_string())?;
+    connection.initialize_finish(id, serde_json::to_value(result).expect("results serialize"))?;
 
     #[allow(deprecated)] // root_path and root_uri are what most clients still send
     let root = params
@@ -172,7 +171,7 @@ impl Server {
                     let Ok(message) = message else { return Ok(()) };
                     match message {
                         Message::Request(request) => {
-                            if connection.handle_shutdown(&request).map_err(|e| e.to_string())? {
+                            if connection.handle_shutdown(&request)? {
                                 return Ok(());
                             }
                             self.on_request(request);
@@ -203,7 +202,7 @@ impl Server {
         }
     }
 
-    fn send(&self, message: impl Into<Message>) {
+    fn send(&self, message: impl Into<Outgoing>) {
         // A client that went away ends the loop on the next receive.
         let _ = self.sender.send(message.into());
     }
@@ -626,15 +625,17 @@ impl Server {
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 salsa::Cancelled::catch(AssertUnwindSafe(|| features::answer(&snapshot, &method, params)))
             }));
-            let response = match outcome {
-                Ok(Ok(Ok(value))) => Response::new_ok(id, value),
-                Ok(Ok(Err(message))) => Response::new_err(id, ErrorCode::InvalidParams as i32, message),
+            let response: Outgoing = match outcome {
+                Ok(Ok(Ok(result))) => Outgoing::Answer { id, result },
+                Ok(Ok(Err(message))) => Response::new_err(id, ErrorCode::InvalidParams as i32, message).into(),
                 Ok(Err(_cancelled)) => {
-                    Response::new_err(id, ErrorCode::ContentModified as i32, "the document changed".to_string())
+                    Response::new_err(id, ErrorCode::ContentModified as i32, "the document changed".to_string()).into()
                 }
-                Err(_panic) => Response::new_err(id, ErrorCode::InternalError as i32, format!("{method} failed")),
+                Err(_panic) => {
+                    Response::new_err(id, ErrorCode::InternalError as i32, format!("{method} failed")).into()
+                }
             };
-            let _ = sender.send(response.into());
+            let _ = sender.send(response);
             drop(snapshot);
         });
     }

@@ -1,12 +1,13 @@
-//! An in-process LSP client: the server runs on a thread over `Connection::memory`.
+//! An in-process LSP client: the server runs on a thread over `transport::Connection::memory`.
 
 #![allow(dead_code)]
 
 use std::path::Path;
 use std::time::Duration;
 
+use little_lsp::transport::{ClientEnd, Connection};
 use little_passes::Database;
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_server::{Message, Notification, Request, RequestId, Response};
 use lsp_types::{Diagnostic, PublishDiagnosticsParams, Url};
 use serde_json::{Value, json};
 
@@ -15,7 +16,7 @@ pub const SUPPORT_TRIAGE: &str = include_str!("../../../examples/support-triage.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 pub struct Client {
-    connection: Connection,
+    connection: ClientEnd,
     server: Option<std::thread::JoinHandle<Result<(), String>>>,
     next_id: i32,
     /// Requests the server sent (answered with `null`, or with `configuration`).
@@ -75,7 +76,8 @@ impl Client {
     /// The next message that is not a request of the server (those are answered here).
     fn next(&mut self) -> Message {
         loop {
-            let message = self.connection.receiver.recv_timeout(TIMEOUT).expect("the server answers in time");
+            let message =
+                self.connection.receiver.recv_timeout(TIMEOUT).expect("the server answers in time").into_message();
             match message {
                 Message::Request(request) => {
                     let result = match request.method.as_str() {
