@@ -57,8 +57,23 @@ pub struct AgentRef {
 /// A node's config as its canonical JSON text (RFC 8785). Kept as text, not as a value
 /// tree: one allocation per node, compared and hashed as bytes (the topology hash writes
 /// it as it stands); the checks that read values parse it when they run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Eq)]
 pub struct Config(std::sync::Arc<str>);
+
+/// The same text shared is equal without reading it. `Arc<str>`'s own `==` compares the
+/// bytes even then (std checks pointers first only for sized types), and salsa compares
+/// every node's config on each edit, where all but one are shared with the last lowering.
+impl PartialEq for Config {
+    fn eq(&self, other: &Config) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl std::hash::Hash for Config {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl Config {
     /// Wraps text that is already canonical JSON of an object.
