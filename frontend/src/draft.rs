@@ -169,14 +169,27 @@ pub fn lower_draft(tree: &JsonTree) -> LoweredDraft {
 
 /// [`lower_draft`] with the elements its outline parse read already (any it did not read
 /// are read here).
-pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft {
+pub fn lower_draft_from(tree: &JsonTree, pre: DraftElements) -> LoweredDraft {
+    lower_draft_stamped(tree, pre).0
+}
+
+/// The [`Stamp`] of each node and each edge read, in the order of `nodes` and `edges`.
+#[derive(Clone, Debug, Default)]
+pub struct Stamps {
+    pub nodes: Vec<Stamp>,
+    pub edges: Vec<Stamp>,
+}
+
+/// [`lower_draft_from`], and the stamps of what it read.
+pub fn lower_draft_stamped(tree: &JsonTree, mut pre: DraftElements) -> (LoweredDraft, Stamps) {
     let mut reader = Reader::new(tree, DRAFT_CODES);
     let mut draft = LoweredDraft::default();
+    let mut stamps = Stamps::default();
     let root_at = Anchor::root();
     let Some(top) = reader.object(tree.root(), &root_at, "a draft") else {
         draft.nodes_unreadable = true;
         draft.findings = reader.findings;
-        return draft;
+        return (draft, stamps);
     };
     reader.unknown_keys(top, &root_at, "the draft", TOP_KEYS);
     draft.header = read_header(&mut reader, top);
@@ -190,7 +203,7 @@ pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft
         Some(idx) => match reader.array(idx, root_at.key("nodes"), "`nodes`") {
             None => draft.nodes_unreadable = true,
             Some(items) => {
-                draft.nodes = read_array(
+                let nodes = read_array(
                     &mut reader,
                     &mut elements,
                     "nodes",
@@ -201,6 +214,7 @@ pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft
                     |n| &n.id,
                     |n, nth| n.nth = nth,
                 );
+                (draft.nodes, stamps.nodes) = (nodes.read, nodes.stamps);
             }
         },
     }
@@ -209,7 +223,7 @@ pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft
         && let Some(items) = reader.array(idx, root_at.key("edges"), "`edges`")
     {
         let edges = pre.edges.take();
-        draft.edges = read_array(
+        let edges = read_array(
             &mut reader,
             &mut elements,
             "edges",
@@ -220,10 +234,11 @@ pub fn lower_draft_from(tree: &JsonTree, mut pre: DraftElements) -> LoweredDraft
             |e| &e.decl.id,
             |e, nth| e.nth = nth,
         );
+        (draft.edges, stamps.edges) = (edges.read, edges.stamps);
     }
     out_of_range_numbers(tree, tree.root(), Anchor::root(), &mut reader.findings);
     draft.findings = reader.findings;
-    draft
+    (draft, stamps)
 }
 
 /// A number beyond the range of doubles (`1e400`) is valid JSON, but it has no canonical
@@ -427,6 +442,25 @@ struct ArrayRead<T> {
     /// Numbers out of the range of doubles inside elements read on their own, each with
     /// its element, in order.
     numbers: Vec<(u32, Finding)>,
+    /// Per element read, its [`Stamp`].
+    stamps: Vec<Stamp>,
+}
+
+/// Says which read an element read is: every array read whole, and every element read
+/// again after an edit, takes a number no read took before. So an element whose stamp
+/// is as it was is the value it was, and the passes skip nodes whose stamps all are.
+pub type Stamp = u64;
+
+/// A stamp no read took before.
+pub fn fresh_stamp() -> Stamp {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// One array's elements read and counted: the elements, with their stamps.
+pub(crate) struct ArrayFinished<T> {
+    pub read: Vec<T>,
+    pub stamps: Vec<Stamp>,
 }
 
 /// How one element is read: from a tree, at a node, as element `index`.
@@ -441,6 +475,7 @@ impl<T> ArrayRead<T> {
             ends: Vec::new(),
             findings: Vec::new(),
             numbers: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 
@@ -455,7 +490,12 @@ impl<T> ArrayRead<T> {
         let index = self.seen();
         let mut reader = Reader { tree, codes: DRAFT_CODES, findings: std::mem::take(&mut self.findings) };
         match read(&mut reader, node, index) {
-            Some(element) => self.read.push(element),
+            Some(element) => {
+                // One stamp for the whole array read at once.
+                let stamp = self.stamps.first().copied().unwrap_or_else(fresh_stamp);
+                self.read.push(element);
+                self.stamps.push(stamp);
+            }
             None => self.unread.push(index as u32),
         }
         self.findings = reader.findings;
@@ -479,14 +519,22 @@ impl<T> ArrayRead<T> {
         let at = index - unread_at;
         let was_read = self.unread.get(unread_at) != Some(&(index as u32));
         match (was_read, element) {
-            (true, Some(element)) => self.read[at] = element,
+            (true, Some(element)) => {
+                self.read[at] = element;
+                self.stamps[at] = fresh_stamp();
+            }
             (true, None) => {
                 self.read.remove(at);
                 self.unread.insert(unread_at, index as u32);
+                // Every element after it moved: none is where it was read.
+                self.stamps.pop();
+                self.stamps.fill(fresh_stamp());
             }
             (false, Some(element)) => {
                 self.read.insert(at, element);
                 self.unread.remove(unread_at);
+                self.stamps.push(0);
+                self.stamps.fill(fresh_stamp());
             }
             (false, None) => {}
         }
@@ -500,7 +548,12 @@ impl<T> ArrayRead<T> {
 
     /// Counts the occurrences of the ids (all at once: see `little_ir::ids`), gives each
     /// element and its findings its count, and hands the findings to `out`.
-    fn finish(mut self, id: impl Fn(&T) -> &str, set_nth: impl Fn(&mut T, u32), out: &mut Vec<Finding>) -> Vec<T> {
+    fn finish(
+        mut self,
+        id: impl Fn(&T) -> &str,
+        set_nth: impl Fn(&mut T, u32),
+        out: &mut Vec<Finding>,
+    ) -> ArrayFinished<T> {
         let counts = occurrences(self.read.len(), |at| id(&self.read[at as usize]));
         let (mut unread, mut counts) = (self.unread.iter().peekable(), counts.into_iter());
         let (mut at, mut start) = (0, 0);
@@ -515,7 +568,7 @@ impl<T> ArrayRead<T> {
         }
         out.append(&mut self.findings);
         out.extend(self.numbers.into_iter().map(|(_, finding)| finding));
-        self.read
+        ArrayFinished { read: self.read, stamps: self.stamps }
     }
 }
 
@@ -593,7 +646,7 @@ fn read_array<T>(
     read: ReadElement<T>,
     id: impl Fn(&T) -> &str,
     set_nth: impl Fn(&mut T, u32),
-) -> Vec<T> {
+) -> ArrayFinished<T> {
     let state = match pre.filter(|pre| pre.array == array && pre.seen() == items.len()) {
         Some(pre) => pre,
         None => {

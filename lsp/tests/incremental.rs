@@ -113,7 +113,8 @@ fn closing_a_document_runs_its_queries_on_nothing() {
     client.notify("textDocument/didClose", json!({ "textDocument": { "uri": draft } }));
     assert!(client.diagnostics(&draft, None).is_empty(), "closing clears the document's diagnostics");
     let ran = log.lock().unwrap().clone();
-    for query in ["outline", "parse", "document_kind", "draft_ir", "node_chunk", "draft_findings"] {
+    let queries = ["outline", "parse", "document_kind", "draft_ir", "node_chunk", "draft_nodes", "resolved_graph"];
+    for query in queries.into_iter().chain(["draft_findings"]) {
         assert_eq!(executions(&log, query), 1, "{query} did not run on the emptied file: {ran:?}");
     }
     assert_eq!(client.open(&draft, &text).len(), opened.len());

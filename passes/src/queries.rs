@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use little_diagnostics::Diagnostic;
 use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
-use little_frontend::draft::{ContractsDecl, DraftElements, EdgeEntry, LoweredDraft, NodeBindings, NodeDecl, NodeMeta};
+use little_frontend::draft::{
+    ContractsDecl, DraftElements, EdgeEntry, LoweredDraft, NodeBindings, NodeDecl, NodeMeta, Stamp,
+};
 use little_frontend::json::JsonTree;
 use little_frontend::reparse::DraftOutline;
 use little_frontend::{DocumentKind, catalog, context, draft, json};
@@ -143,16 +145,74 @@ pub struct Node<'db> {
 pub const NODE_CHUNK: usize = 4096;
 
 /// A draft lowered once, its parts handed out once each: each chunk of nodes to its
-/// [`node_chunk`], the edges and findings to [`draft_ir`]. A memo cannot be moved out
-/// of, and keeping the parts here too would hold them twice; a reader that finds its part
-/// taken (another workspace's, or one whose first run was cancelled) reads it from
-/// [`lowered_again`].
+/// [`chunk_decls`], the edges to [`edge_decls`], the findings to [`draft_ir`]. A memo
+/// cannot be moved out of, and keeping the parts here too would hold them twice; a reader
+/// that finds its part taken (another workspace's, or one whose first run was cancelled)
+/// reads it from [`lowered_again`].
 #[derive(Debug)]
 pub struct Lowering {
     header: Header,
-    nodes_unreadable: bool,
-    chunks: Vec<Mutex<Option<Vec<NodeDecl>>>>,
-    rest: Mutex<Option<(Vec<EdgeEntry>, Vec<Finding>)>>,
+    shape: Shape,
+    chunks: Vec<Mutex<Option<Part<NodeDecl>>>>,
+    edges: Mutex<Option<Part<EdgeEntry>>>,
+    findings: Mutex<Option<Vec<Finding>>>,
+}
+
+/// How a draft's nodes are laid out: in how many chunks, and whether `nodes` could be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub chunks: u32,
+    pub nodes_unreadable: bool,
+}
+
+/// Whether a part's elements are as the last lowering read them: the same elements, read
+/// by the same read ([`Stamp`]), with the same occurrence counts of their ids (an id
+/// changed in another part can change them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartStamp {
+    len: u32,
+    newest: Stamp,
+    /// (index in the part, count) of each element whose id occurred before it.
+    repeated: Vec<(u32, u32)>,
+}
+
+impl PartStamp {
+    /// `stamps` are the elements' own, `None` when they are not known (a part that is new).
+    fn of<T>(items: &[T], stamps: Option<&[Stamp]>, nth: impl Fn(&T) -> u32) -> PartStamp {
+        PartStamp {
+            len: items.len() as u32,
+            // A stamp is never taken twice, and a newer one is larger: the largest changes
+            // whenever any element of the part was read again.
+            newest: stamps.map_or_else(draft::fresh_stamp, |stamps| stamps.iter().copied().max().unwrap_or(0)),
+            repeated: items.iter().enumerate().filter(|(_, n)| nth(n) > 0).map(|(i, n)| (i as u32, nth(n))).collect(),
+        }
+    }
+}
+
+/// Part of a draft as lowered (a chunk of its nodes, or its edges), until the query that
+/// builds on it takes it. Equal to the last revision's when its stamp is, so that salsa
+/// re-runs nothing built on a part an edit did not touch: no `node_chunk` re-creates its
+/// thousands of nodes, and the graph is not resolved again.
+#[derive(Debug)]
+pub struct Part<T> {
+    stamp: PartStamp,
+    items: Mutex<Option<Vec<T>>>,
+}
+
+impl<T> Part<T> {
+    fn new(items: Vec<T>, stamps: Option<&[Stamp]>, nth: impl Fn(&T) -> u32) -> Part<T> {
+        Part { stamp: PartStamp::of(&items, stamps, nth), items: Mutex::new(Some(items)) }
+    }
+
+    fn take(&self) -> Option<Vec<T>> {
+        take(&self.items)
+    }
+}
+
+impl<T> PartialEq for Part<T> {
+    fn eq(&self, other: &Part<T>) -> bool {
+        self.stamp == other.stamp
+    }
 }
 
 fn take<T>(part: &Mutex<Option<T>>) -> Option<T> {
@@ -163,15 +223,23 @@ fn take<T>(part: &Mutex<Option<T>>) -> Option<T> {
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> {
     let outline = outline(db, file);
-    let lowered = draft::lower_draft_from(outline.tree.as_ref()?, outline.take_elements());
+    let (lowered, stamps) = draft::lower_draft_stamped(outline.tree.as_ref()?, outline.take_elements());
     let mut nodes = lowered.nodes.into_iter();
-    let chunks =
-        (0..nodes.len().div_ceil(NODE_CHUNK)).map(|_| Mutex::new(Some(nodes.by_ref().take(NODE_CHUNK).collect())));
+    let chunks: Vec<_> = (0..nodes.len().div_ceil(NODE_CHUNK))
+        .map(|chunk| {
+            let decls: Vec<NodeDecl> = nodes.by_ref().take(NODE_CHUNK).collect();
+            let start = chunk * NODE_CHUNK;
+            let own = stamps.nodes.get(start..start + decls.len());
+            Mutex::new(Some(Part::new(decls, own, |n| n.nth)))
+        })
+        .collect();
+    let edge_stamps = (stamps.edges.len() == lowered.edges.len()).then_some(&stamps.edges[..]);
     Some(Lowering {
         header: lowered.header,
-        nodes_unreadable: lowered.nodes_unreadable,
-        chunks: chunks.collect(),
-        rest: Mutex::new(Some((lowered.edges, lowered.findings))),
+        shape: Shape { chunks: chunks.len() as u32, nodes_unreadable: lowered.nodes_unreadable },
+        chunks,
+        edges: Mutex::new(Some(Part::new(lowered.edges, edge_stamps, |e| e.nth))),
+        findings: Mutex::new(Some(lowered.findings)),
     })
 }
 
@@ -182,10 +250,32 @@ pub fn lowered_again(db: &dyn salsa::Database, file: SourceFile) -> Option<Lower
     outline(db, file).tree.as_ref().map(draft::lower_draft)
 }
 
+/// The shape of a draft's lowering; `None` when the file is not a readable draft.
+#[salsa::tracked(returns(copy))]
+pub fn shape(db: &dyn salsa::Database, file: SourceFile) -> Option<Shape> {
+    if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
+        return None;
+    }
+    lowering(db, file).as_ref().map(|lowering| lowering.shape)
+}
+
+/// Chunk `chunk` of a draft's nodes as lowered ([`Part`]).
+#[salsa::tracked(returns(ref))]
+pub fn chunk_decls(db: &dyn salsa::Database, file: SourceFile, chunk: u32) -> Option<Part<NodeDecl>> {
+    lowering(db, file).as_ref()?.chunks.get(chunk as usize).and_then(take)
+}
+
+/// A draft's edges as lowered ([`Part`]).
+#[salsa::tracked(returns(ref))]
+pub fn edge_decls(db: &dyn salsa::Database, file: SourceFile) -> Option<Part<EdgeEntry>> {
+    take(&lowering(db, file).as_ref()?.edges)
+}
+
 /// Chunk `chunk` of a draft's nodes, as tracked structs. A chunk a query: salsa keeps, for
 /// the query that creates tracked structs, two maps of their identities, and one query
 /// creating a million nodes made each a table of a million entries that every creation
-/// missed the cache in (about 4% of a check at a million, against 2% at 100,000).
+/// missed the cache in (about 4% of a check at a million, against 2% at 100,000). It
+/// reads its nodes from [`chunk_decls`] alone, so an edit elsewhere does not re-run it.
 #[salsa::tracked(returns(ref))]
 pub fn node_chunk<'db>(
     db: &'db dyn salsa::Database,
@@ -193,8 +283,8 @@ pub fn node_chunk<'db>(
     file: SourceFile,
     chunk: u32,
 ) -> Vec<Node<'db>> {
-    let Some(lowering) = lowering(db, file) else { return Vec::new() };
-    let decls = lowering.chunks.get(chunk as usize).and_then(take).unwrap_or_else(|| {
+    let Some(part) = chunk_decls(db, file, chunk) else { return Vec::new() };
+    let decls = part.take().unwrap_or_else(|| {
         let again = lowered_again(db, file).as_ref().map_or(&[][..], |lowered| &lowered.nodes[..]);
         let start = (chunk as usize * NODE_CHUNK).min(again.len());
         again[start..(start + NODE_CHUNK).min(again.len())].to_vec()
@@ -212,14 +302,35 @@ pub fn node_chunk<'db>(
         .collect()
 }
 
-/// A lowered draft and its resolved graph. Only ids of nodes, so a change inside one node
-/// leaves it equal. The lowered edges are not kept: only the graph resolved from them,
-/// which is what every later layer reads (one copy of each edge, not two).
+/// A draft's nodes, to be checked against `workspace`, in authored order. Only their
+/// ids: a change inside one node leaves it equal.
+#[salsa::tracked(returns(ref))]
+pub fn draft_nodes(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Node<'_>> {
+    let chunks = shape(db, file).map_or(0, |shape| shape.chunks);
+    (0..chunks).flat_map(|chunk| node_chunk(db, workspace, file, chunk).iter().copied()).collect()
+}
+
+/// The resolved graph of a draft (empty when the file is not a readable draft): its
+/// edges resolved between its nodes. The lowered edges are not kept, only the graph
+/// resolved from them, which is what every later layer reads (one copy of each edge, not
+/// two). It re-runs only when a node's id, family or contracts, or an edge, changed.
+#[salsa::tracked(returns(ref))]
+pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
+    let Some(shape) = shape(db, file) else { return ResolvedGraph::default() };
+    let nodes = draft_nodes(db, workspace, file);
+    let edges = edge_decls(db, file)
+        .as_ref()
+        .and_then(Part::take)
+        .unwrap_or_else(|| lowered_again(db, file).as_ref().map_or_else(Vec::new, |again| again.edges.clone()));
+    resolve(db, workspace, nodes, shape.nodes_unreadable, &edges)
+}
+
+/// A lowered draft: its header, its nodes and what lowering found. Only ids of nodes, so
+/// a change inside one node leaves it equal.
 #[derive(Debug, PartialEq, salsa::SalsaValue)]
 pub struct DraftIr<'db> {
     pub header: Header,
     pub nodes: Vec<Node<'db>>,
-    pub graph: ResolvedGraph,
     pub nodes_unreadable: bool,
     pub findings: Vec<Finding>,
 }
@@ -228,25 +339,25 @@ pub struct DraftIr<'db> {
 /// is not a readable draft.
 #[salsa::tracked(returns(ref))]
 pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Option<DraftIr<'_>> {
-    if !matches!(document_kind(db, file), Some(Ok(DocumentKind::Draft))) {
-        return None;
-    }
+    let shape = shape(db, file)?;
     let lowering = lowering(db, file).as_ref()?;
-    let chunks = lowering.chunks.len() as u32;
-    let nodes: Vec<Node<'_>> =
-        (0..chunks).flat_map(|chunk| node_chunk(db, workspace, file, chunk).iter().copied()).collect();
-    let (edges, findings) = take(&lowering.rest).unwrap_or_else(|| {
-        let again = lowered_again(db, file).as_ref().expect("a draft lowered once lowers again");
-        (again.edges.clone(), again.findings.clone())
+    let nodes = draft_nodes(db, workspace, file).clone();
+    // A part whose stamp is as it was keeps what was built on it, and salsa keeps the
+    // part's new lowering, which nothing took: a second copy, let go here, once the
+    // queries that take parts have had theirs.
+    resolved_graph(db, workspace, file);
+    for chunk in 0..shape.chunks {
+        if let Some(part) = chunk_decls(db, file, chunk) {
+            drop(part.take());
+        }
+    }
+    if let Some(part) = edge_decls(db, file) {
+        drop(part.take());
+    }
+    let findings = take(&lowering.findings).unwrap_or_else(|| {
+        lowered_again(db, file).as_ref().expect("a draft lowered once lowers again").findings.clone()
     });
-    let graph = resolve(db, workspace, &nodes, lowering.nodes_unreadable, &edges);
-    Some(DraftIr {
-        header: lowering.header.clone(),
-        nodes,
-        graph,
-        nodes_unreadable: lowering.nodes_unreadable,
-        findings,
-    })
+    Some(DraftIr { header: lowering.header.clone(), nodes, nodes_unreadable: shape.nodes_unreadable, findings })
 }
 
 /// A reader document (catalog, context, rows) and the findings about it.

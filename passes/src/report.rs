@@ -193,6 +193,9 @@ pub fn release(db: &mut crate::Database, workspace: Workspace, file: SourceFile)
     for chunk in 0..chunks as u32 {
         crate::queries::node_chunk(db, workspace, file, chunk);
     }
+    crate::queries::draft_nodes(db, workspace, file);
+    resolved_graph(db, workspace, file);
+    crate::queries::edge_decls(db, file);
     draft_findings(db, workspace, file);
 }
 

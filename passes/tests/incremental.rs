@@ -153,7 +153,9 @@ fn a_second_lowering_of_one_outline_reads_alike() {
     assert_eq!(a.nodes.len(), nodes + 1, "every chunk's nodes, `start` included");
     assert_eq!(a.findings, b.findings);
     assert!(!a.findings.is_empty(), "the unknown field is found both times");
-    assert_eq!(a.graph, b.graph);
+    let graph = |workspace| little_passes::queries::resolved_graph(&db, workspace, file);
+    assert_eq!(graph(first), graph(second));
+    assert_eq!(graph(first).edges.len(), nodes, "every edge, `e_start` included");
     assert_eq!(report(&db, first, file).diagnostics, report(&db, second, file).diagnostics);
 }
 
@@ -193,6 +195,49 @@ fn an_edited_file_reports_as_a_fresh_one() {
         file.set_text(&mut db).to(text.clone().into());
         let fresh = SourceFile::new(&db, "draft.json".into(), text.clone().into());
         let (edited, fresh) = (report(&db, workspace, file), report(&db, workspace, fresh));
+        assert_eq!(edited.diagnostics, fresh.diagnostics, "after {to}");
+        assert_eq!(edited.candidate, fresh.candidate, "after {to}");
+    }
+}
+
+/// An edit re-creates the nodes of its own chunk only ([`little_passes::queries::ChunkStamp`]):
+/// the other chunks' nodes are left as they were, unless the edit changed how often an id
+/// occurs before one of theirs. After each edit the report is a fresh file's.
+#[test]
+fn an_edit_recreates_the_nodes_of_its_chunk_only() {
+    let (mut db, log) = Database::with_execution_log();
+    let catalog = SourceFile::new(&db, "catalog.json".into(), DEFAULT_CATALOG.into());
+    let workspace = Workspace::new(&db, catalog, None, None, None);
+    let chunk = little_passes::queries::NODE_CHUNK;
+    let mut text = chain(2 * chunk + 5, |i| format!("select {i}"));
+    let file = SourceFile::edited(&db, "draft.json".into(), text.clone().into());
+    report(&db, workspace, file);
+    assert_eq!(executions(&log, "node_chunk").len(), 3);
+    // `start` is node 0, so n{i} is node i + 1: n4500 lies in the second chunk; n0003 in
+    // the first and n8195 in the third. Renaming n0003 to n8195 gives the third chunk's
+    // n8195 a count of 1, so that chunk is re-created too, and the duplicate reported.
+    let n0003 = r#"{"id":"n0003","family":"dataset.retrieve","config":{"connection":"conn_wh","query":"select 3"}"#;
+    let renamed = n0003.replace("n0003", "n8195");
+    // A config is not part of the graph, so its edit does not resolve the graph again; an
+    // id is.
+    let edits: [(&str, &str, usize, usize, usize); 4] = [
+        (r#""query":"select 4500""#, r#""query":"select changed""#, 1, 0, 0),
+        (n0003, &renamed, 2, 1, 1),
+        (&renamed, n0003, 2, 1, 0),
+        (r#""query":"select changed""#, r#""query":"select 4500""#, 1, 0, 0),
+    ];
+    for (from, to, recreated, resolved, duplicates) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replacen(from, to, 1);
+        log.lock().unwrap().clear();
+        file.set_text(&mut db).to(text.clone().into());
+        let edited = report(&db, workspace, file);
+        assert_eq!(executions(&log, "node_chunk").len(), recreated, "after {to}");
+        assert_eq!(executions(&log, "resolved_graph").len(), resolved, "after {to}");
+        let duplicate = |d: &&little_diagnostics::Diagnostic| d.code == little_diagnostics::Code::GraphDuplicateNodeId;
+        assert_eq!(edited.diagnostics.iter().filter(duplicate).count(), duplicates, "after {to}");
+        let fresh = SourceFile::new(&db, "fresh.json".into(), text.clone().into());
+        let fresh = report(&db, workspace, fresh);
         assert_eq!(edited.diagnostics, fresh.diagnostics, "after {to}");
         assert_eq!(edited.candidate, fresh.candidate, "after {to}");
     }

@@ -15,8 +15,8 @@ use little_ir::ids;
 use little_ir::{EdgeKind, Name, NodeKind};
 use rustc_hash::FxHashMap;
 
-use crate::db::{SourceFile, Workspace};
-use crate::queries::{FamilyName, Node, draft_ir, family};
+use crate::db::Workspace;
+use crate::queries::{FamilyName, Node, family};
 use crate::unknown::Resolved;
 use little_frontend::draft::EdgeEntry;
 
@@ -270,13 +270,8 @@ impl ResolvedGraph {
     }
 }
 
-/// The resolved graph of a draft (empty when the file is not a readable draft). It is
-/// built with the lowered draft ([`crate::queries::draft_ir`]), so that the lowered edges
-/// are not held beside the resolved ones.
-pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> &ResolvedGraph {
-    static EMPTY: std::sync::LazyLock<ResolvedGraph> = std::sync::LazyLock::new(ResolvedGraph::default);
-    draft_ir(db, workspace, file).as_ref().map_or(&EMPTY, |draft| &draft.graph)
-}
+/// The graph query lives with the lowering it takes its edges from.
+pub use crate::queries::resolved_graph;
 
 /// Resolves a draft's lowered edges between its nodes.
 pub(crate) fn resolve<'db>(
