@@ -664,8 +664,31 @@ pub(crate) struct OpenContainer {
 
 /// The first syntax fault of `text`, or `None` when it is JSON.
 pub(crate) fn fault_site(text: &str) -> Option<FaultSite> {
+    fault_site_or_elements(text, &[]).err()
+}
+
+/// The first syntax fault of `text`, or, when it is JSON, the spans of the elements of
+/// the root object's arrays named in `arrays`, array by array. Parsed as an outline
+/// ([`parse_outline`]): the elements are dropped as they close.
+pub(crate) fn fault_site_or_elements(text: &str, arrays: &[&str]) -> Result<Vec<Range<u32>>, FaultSite> {
     let mut parser = Parser::new(text);
-    let fault = parser.run().err()?;
+    parser.elide = arrays;
+    let Err(fault) = parser.run() else {
+        let root = &parser.nodes[0];
+        let members = match root.tag {
+            Tag::Object => &parser.object_members[root.a as usize..(root.a + root.b) as usize],
+            _ => &[],
+        };
+        let spans = arrays
+            .iter()
+            .filter_map(|&key| members.iter().find(|m| &*parser.key_table[m.key as usize] == key))
+            .map(|member| &parser.nodes[member.value as usize])
+            .filter(|array| array.tag == Tag::Array)
+            .flat_map(|array| &parser.items[array.a as usize..(array.a + array.b) as usize])
+            .map(|&item| parser.nodes[item as usize].start..parser.nodes[item as usize].end)
+            .collect();
+        return Ok(spans);
+    };
     let open = parser
         .frames
         .iter()
@@ -686,7 +709,7 @@ pub(crate) fn fault_site(text: &str) -> Option<FaultSite> {
         }
         _ => None,
     };
-    Some(FaultSite { span: fault.span, message: fault.message, pos: parser.pos as u32, open, root_key })
+    Err(FaultSite { span: fault.span, message: fault.message, pos: parser.pos as u32, open, root_key })
 }
 
 /// Parses elements of one document on their own, the arenas and the key table reused
