@@ -1,10 +1,12 @@
 //! The editor's error recovery (issue 19): one arbitrary edit inside an element of a
 //! pretty-printed draft, checked as the language server checks it (an edited file,
-//! recovered when it is not JSON): no panic, and every span within the edited text.
+//! recovered when it is not JSON): no panic, every span within the edited text, and every
+//! element on lines the edit did not touch still read and checked
+//! (`little_conformance::recovery::check_edit`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use little_conformance::recovery::{Edit, draft, edited_report, elements};
+use little_conformance::recovery::{Edit, check_edit, draft, edited_report, elements};
 
 fuzz_target!(|bytes: &[u8]| {
     let [element, at, length, rest @ ..] = bytes else { return };
@@ -20,5 +22,8 @@ fuzz_target!(|bytes: &[u8]| {
         if let Some(span) = &diagnostic.span {
             assert!(span.start <= span.end && span.end as usize <= edited.len(), "span {span:?} out of bounds");
         }
+    }
+    if let Err(message) = check_edit(&text, &edit) {
+        panic!("{message}");
     }
 });
