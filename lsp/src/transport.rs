@@ -47,11 +47,6 @@ impl From<Request> for Outgoing {
 }
 
 impl Outgoing {
-    /// An answer to `id`: `result` serialized as it will be sent.
-    pub fn answer(id: RequestId, result: &impl serde::Serialize) -> Result<Outgoing, serde_json::Error> {
-        Ok(Outgoing::Answer { id, result: serde_json::value::to_raw_value(result)? })
-    }
-
     /// Writes it as the base protocol frames a message: a `Content-Length` header, then the
     /// JSON-RPC text.
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
@@ -213,7 +208,8 @@ mod tests {
     #[test]
     fn an_answer_is_written_as_the_same_response_a_message_would_be() {
         let result = serde_json::json!({ "name": "nodes", "children": [{ "kind": 19 }] });
-        let answer = Outgoing::answer(RequestId::from(7), &result).unwrap();
+        let answer =
+            Outgoing::Answer { id: RequestId::from(7), result: serde_json::value::to_raw_value(&result).unwrap() };
         let message = Outgoing::from(Response::new_ok(RequestId::from(7), result));
         let (mut a, mut m) = (Vec::new(), Vec::new());
         answer.write(&mut a).unwrap();
