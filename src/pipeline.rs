@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use little_diagnostics::render::{HumanOptions, render_human};
 use little_pipeline::{Failure, Located};
+use little_store::Location;
 
 use crate::cli::{EXIT_BLOCKED, EXIT_OK};
 
@@ -47,9 +48,11 @@ pub struct PlanArgs {
     /// The run id; running again with the same id resumes the run from its event log.
     #[arg(long, value_name = "ID")]
     run_id: String,
-    /// The event log (JSON Lines), created when missing, appended to.
-    #[arg(long, value_name = "LOG")]
-    events: PathBuf,
+    /// Where the run's history is kept: an event log (JSON Lines, created when missing,
+    /// appended to), or a PostgreSQL database (`postgres://USER@HOST/DB`; `PG*` variables and
+    /// `~/.pgpass` fill in what the URL leaves out).
+    #[arg(long, value_name = "LOG|URL", value_parser = parse_store)]
+    events: Location,
     /// Submissions refused with findings (built-in harness) or planner attempts
     /// (`--planner`) before the run fails.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
@@ -96,6 +99,11 @@ pub struct HarnessArgs {
     /// How long to wait for another `little` that is writing the same event log.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration_or_zero)]
     lock_wait: Duration,
+    /// With a database store: how long this worker's claim on the run lasts unless renewed
+    /// (it is renewed while the run goes on); another worker may take the run over once it
+    /// has lapsed.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    lease: Duration,
     /// Show nothing of the session as it runs (the default when stderr is not a terminal).
     #[arg(long, conflicts_with = "progress")]
     quiet: bool,
@@ -148,9 +156,11 @@ pub struct FixArgs {
     /// The run id; running again with the same id resumes the session from its event log.
     #[arg(long, value_name = "ID")]
     run_id: String,
-    /// The event log (JSON Lines), created when missing, appended to.
-    #[arg(long, value_name = "LOG")]
-    events: PathBuf,
+    /// Where the run's history is kept: an event log (JSON Lines, created when missing,
+    /// appended to), or a PostgreSQL database (`postgres://USER@HOST/DB`; `PG*` variables and
+    /// `~/.pgpass` fill in what the URL leaves out).
+    #[arg(long, value_name = "LOG|URL", value_parser = parse_store)]
+    events: Location,
     /// Write the repaired LWIR here instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
@@ -179,14 +189,23 @@ enum EventsFormat {
 
 #[derive(clap::Args)]
 pub struct EventsArgs {
-    /// The event log of `little plan --events`.
-    #[arg(value_name = "LOG")]
-    log: PathBuf,
-    /// Only this run's events (default: every run in the log).
+    /// The store of `little plan --events`: an event log, or a database URL.
+    #[arg(value_name = "LOG|URL", value_parser = parse_store)]
+    log: Location,
+    /// Only this run's events (default: every run in the log; a database needs it).
     #[arg(long, value_name = "ID")]
     run_id: Option<String>,
+    /// Print each event of the run as it is written, until the run ends (`--run-id` needed);
+    /// with `--format json`, one event a line.
+    #[arg(long, requires = "run_id")]
+    follow: bool,
     #[arg(long, value_enum, default_value = "human")]
     format: EventsFormat,
+}
+
+/// `--events`: a path, or a database URL (refused here when it does not parse).
+fn parse_store(text: &str) -> Result<Location, String> {
+    Location::parse(text)
 }
 
 /// `500ms`, `90s`, `5m`, `1h`, or plain seconds; a time limit longer than zero.
@@ -287,12 +306,13 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
         None => little_pipeline::Planner::Harness(args.harness.options()),
     };
+    let store = little_pipeline::Store { location: args.events.clone(), lease: args.harness.lease };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
         planner,
         run_id: &args.run_id,
-        events: &args.events,
+        events: &store,
         max_attempts: args.max_attempts,
         outer_loop: args.outer_loop.as_deref(),
         lock_wait: args.harness.lock_wait,
@@ -353,13 +373,14 @@ fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
 }
 
 pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
+    let store = little_pipeline::Store { location: args.events.clone(), lease: args.harness.lease };
     let request = little_pipeline::fix::FixRequest {
         lwir: &args.lwir,
         step: &args.step,
         error: &args.error,
         definition: &args.definition,
         run_id: &args.run_id,
-        events: &args.events,
+        events: &store,
         harness: args.harness.options(),
         lock_wait: args.harness.lock_wait,
     };
@@ -409,45 +430,61 @@ pub fn verify(args: VerifyArgs, out: &mut dyn Write) -> Result<i32, String> {
 }
 
 pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
-    if !args.log.exists() {
-        return Err(format!("the event log `{}` does not exist", args.log.display()));
+    let shown_as = args.log.display();
+    if let Some(path) = args.log.file()
+        && !path.exists()
+    {
+        return Err(format!("the event log `{}` does not exist", path.display()));
     }
-    let wanted = |event: &little_pipeline::events::Event| args.run_id.as_deref().is_none_or(|id| event.run_id == id);
     let mut shown = 0u64;
     let mut describer = little_pipeline::show::Describer::default();
     let mut runs: Vec<String> = Vec::new();
     let mut current: Option<String> = None;
-    // Events are written out as they are read: a log of any size is shown in bounded memory.
-    let scan = match args.format {
-        EventsFormat::Json => {
-            write!(out, "[").map_err(write_err)?;
-            let scan = little_pipeline::events::scan(&args.log, |event| {
-                if !wanted(&event) {
-                    return Ok(());
-                }
-                let separator = if shown == 0 { "\n  " } else { ",\n  " };
-                shown += 1;
-                let line = serde_json::to_string(&event.to_json()).expect("JSON values serialize");
-                write!(out, "{separator}{line}").map_err(write_err)
-            })?;
-            writeln!(out, "{}]", if shown == 0 { "" } else { "\n" }).map_err(write_err)?;
-            scan
+    let mut human = |event: &little_pipeline::events::Event, out: &mut dyn Write| -> Result<(), String> {
+        if current.as_deref() != Some(event.run_id.as_str()) {
+            writeln!(out, "run {}", event.run_id).map_err(write_err)?;
+            current = Some(event.run_id.clone());
+            if !runs.contains(&event.run_id) {
+                runs.push(event.run_id.clone());
+            }
         }
-        EventsFormat::Human => little_pipeline::events::scan(&args.log, |event| {
-            if !wanted(&event) {
-                return Ok(());
-            }
-            shown += 1;
-            if current.as_deref() != Some(event.run_id.as_str()) {
-                writeln!(out, "run {}", event.run_id).map_err(write_err)?;
-                current = Some(event.run_id.clone());
-                if !runs.contains(&event.run_id) {
-                    runs.push(event.run_id.clone());
-                }
-            }
-            writeln!(out, "{:>4}  {}", event.seq, describer.describe(&event)).map_err(write_err)
-        })?,
+        writeln!(out, "{:>4}  {}", event.seq, describer.describe(event)).map_err(write_err)?;
+        out.flush().map_err(write_err)
     };
+    let mut torn_bytes = 0;
+    if args.follow {
+        let run_id = args.run_id.as_deref().expect("clap requires --run-id with --follow");
+        // One event a line as it is written: a reader on the other end acts on each at once.
+        little_store::follow(&args.log, run_id, &little_pipeline::events::ends_run, &mut |event| {
+            shown += 1;
+            match args.format {
+                EventsFormat::Json => {
+                    writeln!(out, "{}", event.to_text()).map_err(write_err)?;
+                    out.flush().map_err(write_err)
+                }
+                EventsFormat::Human => human(&event, out),
+            }
+        })?;
+    } else {
+        // Events are written out as they are read: a log of any size is shown in bounded memory.
+        let scan = match args.format {
+            EventsFormat::Json => {
+                write!(out, "[").map_err(write_err)?;
+                let scan = little_store::scan(&args.log, args.run_id.as_deref(), |event| {
+                    let separator = if shown == 0 { "\n  " } else { ",\n  " };
+                    shown += 1;
+                    write!(out, "{separator}{}", event.to_text()).map_err(write_err)
+                })?;
+                writeln!(out, "{}]", if shown == 0 { "" } else { "\n" }).map_err(write_err)?;
+                scan
+            }
+            EventsFormat::Human => little_store::scan(&args.log, args.run_id.as_deref(), |event| {
+                shown += 1;
+                human(&event, out)
+            })?,
+        };
+        torn_bytes = scan.torn_bytes;
+    }
     if args.format == EventsFormat::Human {
         for run in &runs {
             if let Some(tally) = describer.tally(run) {
@@ -460,17 +497,15 @@ pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
             }
         }
     }
-    if scan.torn_bytes > 0 {
+    if torn_bytes > 0 {
         eprintln!(
-            "warning: the last line of `{}` is torn ({} bytes from an interrupted write) and was ignored",
-            args.log.display(),
-            scan.torn_bytes
+            "warning: the last line of `{shown_as}` is torn ({torn_bytes} bytes from an interrupted write) and was ignored"
         );
     }
     if let Some(id) = &args.run_id
         && shown == 0
     {
-        return Err(format!("the event log `{}` has no events of run `{id}`", args.log.display()));
+        return Err(format!("the event log `{shown_as}` has no events of run `{id}`"));
     }
     Ok(EXIT_OK)
 }

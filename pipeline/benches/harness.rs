@@ -34,12 +34,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, SamplingMode, criterion_group};
-use little_pipeline::events::{self, EventLog};
+use little_pipeline::events::{self, RunLog as _};
 use little_pipeline::harness::{Observer, filesystem};
 use little_pipeline::{HarnessOptions, PlanReport, PlanRequest, Planner};
 use little_provider::testing::{Recorded, Reply, ScriptedServer, ToolCall};
 use little_provider::{Client, ProviderConfig};
 use little_sandbox::{Mode, Sandbox};
+use little_store::file::EventLog as FileLog;
 use serde_json::{Value, json};
 
 const RUN_ID: &str = "bench";
@@ -114,8 +115,11 @@ impl RunDir {
 
     /// `little plan` of run `bench` in this folder with the built-in harness.
     fn plan(&self, mode: Mode, observer: &mut dyn Observer) -> PlanReport {
-        let (definition, input, events) =
-            (self.path("definition.json"), self.path("input.json"), self.path("events.jsonl"));
+        let (definition, input, events) = (
+            self.path("definition.json"),
+            self.path("input.json"),
+            little_pipeline::Store::file(self.path("events.jsonl")),
+        );
         let (config, memory) = (self.path("little.toml"), self.path("memory"));
         let options = HarnessOptions {
             config: Some(&config),
@@ -146,7 +150,7 @@ impl RunDir {
         let db = little_passes::Database::default();
         let loaded = little_pipeline::documents::load_definition(&db, &self.path("definition.json"))
             .unwrap_or_else(|failure| panic!("{failure:?}"));
-        let scratch = filesystem::scratch_dir(&self.path("events.jsonl"), RUN_ID, 1);
+        let scratch = filesystem::scratch_dir(&little_store::file::run_dir(&self.path("events.jsonl"), RUN_ID), 1);
         let definition = &loaded.definition;
         let memory = self.path("memory");
         let options = HarnessOptions {
@@ -321,7 +325,7 @@ fn fsync(c: &mut Criterion) {
         "role": "planner", "cycle": 1,
     });
     let open_log =
-        |dir: &RunDir| EventLog::open(&dir.path("events.jsonl"), RUN_ID, Duration::ZERO, &mut |_| {}).unwrap();
+        |dir: &RunDir| FileLog::open(&dir.path("events.jsonl"), RUN_ID, Duration::ZERO, &mut |_| {}).unwrap();
     let line = {
         let dir = RunDir::new(Place::Tmpfs, "http://127.0.0.1:9/v1");
         open_log(&dir).append(events::TOOL_STARTED, payload.clone()).unwrap();

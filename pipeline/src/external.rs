@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::capabilities::{Capabilities, hash};
-use crate::events::{self, EventLog};
+use crate::events::{self, EventLog, SessionOf};
 use crate::harness::Observer;
 use crate::outer_loop::OuterLoop;
 use crate::planner::{self, Ended, ProcessRecord, Report};
@@ -110,7 +110,7 @@ pub fn run_attempts(
     let run_id = log.run_id().to_string();
     // A planner group that an earlier `little` of this run left running (it was killed
     // outright: no handler ran) goes before anything else runs or replays.
-    let record = ProcessRecord::new(log.path(), &run_id);
+    let record = ProcessRecord::new(&log.run_dir(), log.display());
     match record.kill_leftover() {
         Ok(Some(pgid)) => observer.note(&format!(
             "killed the planner processes an earlier `little plan` of run `{run_id}` left running (process group {pgid})"
@@ -119,7 +119,7 @@ pub fn run_attempts(
         Err(e) => observer.note(&format!("warning: {e}")),
     }
     let recorded: Vec<events::Event> =
-        log.events.iter().filter(|e| e.cycle() == cycle && e.role() == crate::plan::ROLE).cloned().collect();
+        log.events().iter().filter(|e| e.cycle() == cycle && e.role() == crate::plan::ROLE).cloned().collect();
     let mut planner_runs = 0;
     let mut replayed_attempts = 0;
     let mut previous: Option<(u64, String, Value)> = None;

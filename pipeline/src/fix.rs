@@ -37,7 +37,7 @@ pub struct FixRequest<'a> {
     pub error: &'a Path,
     pub definition: &'a Path,
     pub run_id: &'a str,
-    pub events: &'a Path,
+    pub events: &'a crate::Store,
     pub harness: HarnessOptions<'a>,
     pub lock_wait: Duration,
 }
@@ -100,7 +100,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     let manifest_hash = hash(&manifest);
 
     let mut log = crate::plan::open_log(request.events, run_id, request.lock_wait, observer)?;
-    let history = History::of(&log.events, ROLE, 1);
+    let history = History::of(log.events(), ROLE, 1);
     if let Some(started) = &history.started
         && started.str("manifestHash") != Some(manifest_hash.as_str())
     {
@@ -118,7 +118,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
         Some(request.harness.client(&slot.model.provider_id).map_err(Failure::Tool)?)
     };
     let files = filesystem::prepare(
-        filesystem::scratch_dir(request.events, run_id, 1),
+        filesystem::scratch_dir(&log.run_dir(), 1),
         &request.harness,
         &capabilities.definition,
         &capabilities.definition.worker_skills,
@@ -181,11 +181,11 @@ Tools:
     };
     let mut toolbox =
         FixToolbox { sandbox: files.sandbox.clone(), capabilities: &capabilities, lwir: &lwir, step_index: step.index };
-    let (end, stats) = match session::run(&mut log, &spec, client.as_ref(), &mut toolbox, observer) {
+    let (end, stats) = match session::run(&mut *log, &spec, client.as_ref(), &mut toolbox, observer) {
         Ok(ended) => ended,
         // A divergence is recorded, so that `little events` shows why the run stopped.
         Err(failure) if failure.has_code(little_diagnostics::Code::PipelineReplayDivergence) => {
-            return Err(crate::plan::run_failed(&mut log, 1, "replay_divergence", failure));
+            return Err(crate::plan::run_failed(&mut *log, 1, "replay_divergence", failure));
         }
         Err(failure) => return Err(failure),
     };
@@ -225,7 +225,7 @@ Tools:
         }
         SessionEnd::Failed { reason, last_refused } => {
             if !log
-                .events
+                .events()
                 .iter()
                 .any(|e| e.kind == events::RUN_FAILED && e.str("causeCode") == Some("fixer_session_failed"))
             {

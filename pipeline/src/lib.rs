@@ -40,6 +40,24 @@ pub use harness::HarnessOptions;
 pub use plan::{PlanReport, PlanRequest, Planner, plan};
 pub use register::Registration;
 
+/// Where a run's history is kept (`--events`) and how long a database store's lease runs
+/// (`--lease`).
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub location: little_store::Location,
+    pub lease: std::time::Duration,
+}
+
+impl Store {
+    /// The default lease of a database store.
+    pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
+
+    /// A file log at `path`.
+    pub fn file(path: impl Into<std::path::PathBuf>) -> Store {
+        Store { location: little_store::Location::File(path.into()), lease: Store::DEFAULT_LEASE }
+    }
+}
+
 /// Diagnostics of one document, with its text for rendering.
 #[derive(Clone, Debug)]
 pub struct Located {

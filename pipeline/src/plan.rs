@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::capabilities::{Capabilities, hash, manifest_diff};
 use crate::documents::{LoadedDefinition, load_definition, load_input, missing_tools};
-use crate::events::{self, Event, EventLog};
+use crate::events::{self, Event, EventLog, SessionOf};
 use crate::harness::filesystem::{self, check_component};
 use crate::harness::replay::History;
 use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats};
@@ -29,7 +29,7 @@ use crate::harness::tools::{PlanToolbox, validate_submission};
 use crate::harness::{HarnessOptions, Observer, prompt};
 use crate::outer_loop::{OuterLoop, cycle_of, load_outer_loop};
 use crate::register::{Registration, Validation, register};
-use crate::{Failure, Located, external};
+use crate::{Failure, Located, Store, external};
 
 /// Who plans.
 #[derive(Clone, Debug)]
@@ -58,7 +58,7 @@ pub struct PlanRequest<'a> {
     pub input: &'a Path,
     pub planner: Planner<'a>,
     pub run_id: &'a str,
-    pub events: &'a Path,
+    pub events: &'a crate::Store,
     /// Submissions (built-in) or attempts (external) that may be refused.
     pub max_attempts: u32,
     /// The outer-loop file of a later cycle (`--outer-loop`); `None` plans cycle 1.
@@ -98,11 +98,11 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     // Stage 2, then the registry half of stage 3.
     let input = match load_input(&db, request.input, &loaded.definition) {
         Ok(input) => input,
-        Err(failure @ Failure::Blocked(_)) => return Err(run_failed(&mut log, cycle, "input_schema_error", failure)),
+        Err(failure @ Failure::Blocked(_)) => return Err(run_failed(&mut *log, cycle, "input_schema_error", failure)),
         Err(failure) => return Err(failure),
     };
     if let Err(failure) = missing_tools(&loaded) {
-        return Err(run_failed(&mut log, cycle, "missing_tool", failure));
+        return Err(run_failed(&mut *log, cycle, "missing_tool", failure));
     }
     // Stages 3 and 4.
     let capabilities = Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref());
@@ -111,9 +111,9 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     // Stage 5: drift check against this cycle's recorded session (each outer-loop cycle of a
     // run has a session of its own; events without a cycle are cycle 1's).
     let session_starts = |log: &EventLog| -> Vec<Event> {
-        log.events.iter().filter(|e| e.kind == events::SESSION_STARTED && e.role() == ROLE).cloned().collect()
+        log.events().iter().filter(|e| e.kind == events::SESSION_STARTED && e.role() == ROLE).cloned().collect()
     };
-    let all_started = session_starts(&log);
+    let all_started = session_starts(&*log);
     let started = all_started.iter().find(|e| e.cycle() == cycle).cloned();
     // A run id names one input, whichever cycle recorded it.
     let another_input = |recorded: &Event| {
@@ -127,7 +127,7 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     if let Some(started) = &started {
         if started.str("manifestHash") != Some(capabilities.manifest_hash.as_str()) {
             let failure = drift(&loaded, &capabilities, started, run_id, cycle);
-            return Err(run_failed(&mut log, cycle, "capability_drift", failure));
+            return Err(run_failed(&mut *log, cycle, "capability_drift", failure));
         }
         if started.str("inputHash") != Some(input_hash.as_str()) {
             return Err(another_input(started));
@@ -154,18 +154,18 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     match &request.planner {
         Planner::Harness(options) => {
             let run = HarnessRun { request, options, capabilities: &capabilities, cycle, input: &input.value };
-            run.plan(&mut log, started.is_some(), &input_hash, outer_loop.as_ref(), observer)
+            run.plan(&mut *log, started.is_some(), &input_hash, outer_loop.as_ref(), observer)
         }
         Planner::External { command, timeout } => {
             if started.is_none() {
-                append_started(&mut log, cycle, &capabilities, &input_hash, "external", json!({}))?;
+                append_started(&mut *log, cycle, &capabilities, &input_hash, "external", json!({}))?;
             }
             let completed = log
-                .events
+                .events()
                 .iter()
                 .any(|e| e.kind == events::SESSION_COMPLETED && e.role() == ROLE && e.cycle() == cycle);
             let attempts = external::run_attempts(
-                &mut log,
+                &mut *log,
                 &capabilities,
                 &input.value,
                 outer_loop.as_ref(),
@@ -185,12 +185,12 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
                 };
                 if !completed {
                     append(
-                        &mut log,
+                        &mut *log,
                         events::SESSION_COMPLETED,
                         json!({ "role": ROLE, "cycle": cycle, "status": "failed", "attempts": previous.0 }),
                     )?;
                     append(
-                        &mut log,
+                        &mut *log,
                         events::RUN_FAILED,
                         json!({
                             "causeCode": "lwir_validation_error",
@@ -202,7 +202,7 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
                 return Err(Failure::Blocked(vec![external::last_refused(&capabilities, &previous)]));
             };
             let extra = json!({ "attempts": attempt });
-            let registration = finish(&mut log, &capabilities, cycle, &validation, extra)?;
+            let registration = finish(&mut *log, &capabilities, cycle, &validation, extra)?;
             Ok(PlanReport {
                 registration,
                 planner_runs: attempts.planner_runs,
@@ -233,7 +233,7 @@ impl HarnessRun<'_> {
         observer: &mut dyn Observer,
     ) -> Result<PlanReport, Failure> {
         let definition = &self.capabilities.definition;
-        let history = History::of(&log.events, ROLE, self.cycle);
+        let history = History::of(log.events(), ROLE, self.cycle);
         // A finished session needs neither a provider nor a sandbox: it replays from the log.
         let client = if history.finished() {
             None
@@ -241,7 +241,7 @@ impl HarnessRun<'_> {
             Some(self.options.client(&definition.planner.model.provider_id).map_err(Failure::Tool)?)
         };
         let files = filesystem::prepare(
-            filesystem::scratch_dir(self.request.events, log.run_id(), self.cycle),
+            filesystem::scratch_dir(&log.run_dir(), self.cycle),
             self.options,
             definition,
             &definition.planner.skills,
@@ -285,7 +285,7 @@ impl HarnessRun<'_> {
                 })
             }
             SessionEnd::Failed { reason, last_refused } => {
-                let recorded = log.events.iter().any(|e| {
+                let recorded = log.events().iter().any(|e| {
                     e.kind == events::RUN_FAILED
                         && e.cycle() == self.cycle
                         && e.str("causeCode") == Some("planner_session_failed")
@@ -312,18 +312,22 @@ impl HarnessRun<'_> {
 /// Opens a run's log for appending, telling the user of a wait for its lock and of a torn
 /// last line cut off.
 pub(crate) fn open_log(
-    path: &Path,
+    store: &Store,
     run_id: &str,
     wait: Duration,
     observer: &mut dyn Observer,
-) -> Result<EventLog, Failure> {
-    let log = EventLog::open(path, run_id, wait, &mut |m| observer.note(m)).map_err(Failure::Tool)?;
-    if log.truncated_bytes > 0 {
-        observer.note(&format!(
-            "warning: the event log `{}` ended in a torn line ({} bytes, from an interrupted write); it was cut off",
-            path.display(),
-            log.truncated_bytes
-        ));
+) -> Result<Box<EventLog>, Failure> {
+    let options = little_store::OpenOptions {
+        lock_wait: wait,
+        lease: store.lease,
+        on_wait: &mut |m| observer.note(m),
+        // Nothing a worker whose run was taken over does can be recorded: what it has
+        // running is stopped at once.
+        on_lost: Some(Box::new(little_sandbox::kill_registered_groups)),
+    };
+    let log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
+    for note in log.notes() {
+        observer.note(note);
     }
     Ok(log)
 }
@@ -385,7 +389,7 @@ fn finish(
     }
     let registration = register(capabilities, validation).map_err(Failure::Tool)?;
     let of_cycle = |log: &EventLog, kind: &str| {
-        log.events
+        log.events()
             .iter()
             .any(|e| e.kind == kind && e.cycle() == cycle && (kind != events::SESSION_COMPLETED || e.role() == ROLE))
     };

@@ -197,10 +197,12 @@ struct Recorded {
 }
 
 impl ProcessRecord {
-    pub fn new(log: &Path, run_id: &str) -> ProcessRecord {
-        let path = crate::harness::filesystem::run_dir(log, run_id).join("processes");
-        let log = std::fs::canonicalize(log).unwrap_or_else(|_| log.to_path_buf());
-        ProcessRecord { path, log: log.to_string_lossy().into_owned() }
+    /// The record of a run whose folder is `run_dir`, in the store `log` (a file log's
+    /// path, canonical where it can be, or a database as shown).
+    pub fn new(run_dir: &Path, log: &str) -> ProcessRecord {
+        let path = run_dir.join("processes");
+        let log = std::fs::canonicalize(log).map_or_else(|_| log.to_string(), |p| p.to_string_lossy().into_owned());
+        ProcessRecord { path, log }
     }
 
     pub fn path(&self) -> &Path {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::events::{self, Event};
+use crate::events::{self, Event, SessionOf};
 
 /// Per-run state while describing a log: tool calls' commands, token counts.
 #[derive(Default)]

@@ -8,8 +8,9 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use common::{Scratch, registered};
+use little_pipeline::events::{self, SessionOf as _};
 use little_pipeline::harness::Observer;
-use little_pipeline::{Failure, PlanReport, PlanRequest, Planner, events};
+use little_pipeline::{Failure, PlanReport, PlanRequest, Planner};
 use serde_json::{Value, json};
 
 /// Keeps the notes (warnings, the planner's stderr) a run shows.
@@ -23,7 +24,8 @@ impl Observer for Notes {
 }
 
 fn plan(s: &Scratch, planner: &str, run_id: &str, timeout: Duration) -> (Result<PlanReport, Failure>, Vec<String>) {
-    let (definition, input, log) = (s.path("definition.json"), s.path("input.json"), s.path("events.jsonl"));
+    let (definition, input, log) =
+        (s.path("definition.json"), s.path("input.json"), little_pipeline::Store::file(s.path("events.jsonl")));
     let request = PlanRequest {
         definition: &definition,
         input: &input,

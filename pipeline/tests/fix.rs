@@ -46,8 +46,12 @@ fn setup(s: &Scratch) {
 }
 
 fn run_fix(s: &Scratch, config: &std::path::Path, step: &str) -> Result<FixReport, Failure> {
-    let (lwir, error, definition, log) =
-        (s.path("failed.lwir.json"), s.path("error.txt"), s.path("definition.json"), s.path("events.jsonl"));
+    let (lwir, error, definition, log) = (
+        s.path("failed.lwir.json"),
+        s.path("error.txt"),
+        s.path("definition.json"),
+        little_pipeline::Store::file(s.path("events.jsonl")),
+    );
     let mut harness = s.harness_options(config);
     harness.sandbox = little_sandbox::Mode::None;
     let request = FixRequest {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::{Scratch, registered};
 use little_diagnostics::Code;
 use little_pipeline::Failure;
-use little_pipeline::events;
+use little_pipeline::events::{self, SessionOf as _};
 use serde_json::{Value, json};
 
 /// A scratch folder whose definition allows three outer-loop cycles.

@@ -51,15 +51,10 @@ pub fn check_component(what: &str, name: &str) -> Result<(), String> {
     }
 }
 
-/// `.little/runs/<runId>` in the log's folder: what a run keeps beside its log.
-pub fn run_dir(log: &Path, run_id: &str) -> PathBuf {
-    let folder = log.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    folder.join(".little").join("runs").join(run_id)
-}
-
-/// `.little/runs/<runId>/cycle-<N>/scratch` in the log's folder.
-pub fn scratch_dir(log: &Path, run_id: &str, cycle: u64) -> PathBuf {
-    run_dir(log, run_id).join(format!("cycle-{cycle}")).join("scratch")
+/// `cycle-<N>/scratch` in a run's folder (`RunLog::run_dir`: `.little/runs/<runId>` beside
+/// a file log).
+pub fn scratch_dir(run_dir: &Path, cycle: u64) -> PathBuf {
+    run_dir.join(format!("cycle-{cycle}")).join("scratch")
 }
 
 /// Creates (or reopens) the session's directories, writes the skills into the scratch,
@@ -146,10 +141,9 @@ mod tests {
 
     #[test]
     fn the_scratch_lies_beside_the_log() {
-        assert_eq!(
-            scratch_dir(Path::new("logs/events.jsonl"), "r", 2),
-            Path::new("logs/.little/runs/r/cycle-2/scratch")
-        );
-        assert_eq!(scratch_dir(Path::new("events.jsonl"), "r", 1), Path::new("./.little/runs/r/cycle-1/scratch"));
+        let run_dir = little_store::file::run_dir(Path::new("logs/events.jsonl"), "r");
+        assert_eq!(scratch_dir(&run_dir, 2), Path::new("logs/.little/runs/r/cycle-2/scratch"));
+        let run_dir = little_store::file::run_dir(Path::new("events.jsonl"), "r");
+        assert_eq!(scratch_dir(&run_dir, 1), Path::new("./.little/runs/r/cycle-1/scratch"));
     }
 }

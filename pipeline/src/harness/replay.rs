@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::ToolOutcome;
 use crate::capabilities::hash;
-use crate::events::{self, Event};
+use crate::events::{self, Event, SessionOf};
 use crate::{Failure, Located};
 
 /// How a recorded model call ended.
@@ -188,13 +188,7 @@ pub fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
 /// `pipeline.replay_divergence`: the resumed session asked for something other than what
 /// the log holds at this point; nothing was sent or run. `field` is the first part that
 /// differs, when the recorded parts tell it.
-pub fn divergence(
-    log: &std::path::Path,
-    run_id: &str,
-    what: String,
-    field: Option<&str>,
-    recorded_seq: u64,
-) -> Failure {
+pub fn divergence(log: &str, run_id: &str, what: String, field: Option<&str>, recorded_seq: u64) -> Failure {
     let (place, path) = match field {
         Some(field) => (format!("first at `{field}`"), format!("$.{field}")),
         None => ("though its recorded parts match (the log's hash of it does not)".to_string(), "$".to_string()),
@@ -208,7 +202,7 @@ pub fn divergence(
          or start a new run with another `--run-id`"
             .to_string(),
     ));
-    Failure::Blocked(vec![Located { path: log.display().to_string(), text: "".into(), diagnostics: vec![diagnostic] }])
+    Failure::Blocked(vec![Located { path: log.to_string(), text: "".into(), diagnostics: vec![diagnostic] }])
 }
 
 #[cfg(test)]

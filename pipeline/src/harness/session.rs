@@ -125,7 +125,7 @@ pub fn run(
     toolbox: &mut dyn Toolbox,
     observer: &mut dyn Observer,
 ) -> Result<(SessionEnd, SessionStats), Failure> {
-    let history = History::of(&log.events, spec.role, spec.cycle);
+    let history = History::of(log.events(), spec.role, spec.cycle);
     let mut session = Session { log, spec, history, client, observer, stats: SessionStats::default() };
     let end = session.run(toolbox)?;
     Ok((end, session.stats))
@@ -260,7 +260,7 @@ impl Session<'_> {
             Some(recorded) if recorded.request_hash != request_hash => {
                 let field = first_difference(&recorded.fingerprint, &request);
                 return Err(divergence(
-                    self.log.path(),
+                    self.log.display(),
                     self.log.run_id(),
                     format!("the model request of turn {turn}"),
                     field.as_deref(),
@@ -344,7 +344,7 @@ impl Session<'_> {
             {
                 let field = if recorded.tool != tool { "tool" } else { "arguments" };
                 return Err(divergence(
-                    self.log.path(),
+                    self.log.display(),
                     self.log.run_id(),
                     format!("tool call {call_id} (turn {turn})"),
                     Some(field),

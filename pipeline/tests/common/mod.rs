@@ -107,7 +107,8 @@ fi"#,
         max_attempts: u32,
         input: &str,
     ) -> Result<PlanReport, Failure> {
-        let (definition, input, events) = (self.path(definition), self.path(input), self.path("events.jsonl"));
+        let (definition, input, events) =
+            (self.path(definition), self.path(input), little_pipeline::Store::file(self.path("events.jsonl")));
         let outer_loop = outer_loop.map(|name| self.path(name));
         let request = PlanRequest {
             outer_loop: outer_loop.as_deref(),
@@ -148,8 +149,11 @@ fi"#,
         options: HarnessOptions<'_>,
         max_attempts: u32,
     ) -> Result<PlanReport, Failure> {
-        let (definition, input, events) =
-            (self.path("definition.json"), self.path("input.json"), self.path("events.jsonl"));
+        let (definition, input, events) = (
+            self.path("definition.json"),
+            self.path("input.json"),
+            little_pipeline::Store::file(self.path("events.jsonl")),
+        );
         let request = PlanRequest {
             outer_loop: None,
             definition: &definition,
