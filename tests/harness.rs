@@ -141,7 +141,12 @@ fn a_kill_during_a_bash_call_runs_that_call_again_and_nothing_before_it() {
     let case = Case::new("kill-bash");
     let token = format!("300.{}", unique());
     let _leftovers = Leftovers(vec![token.clone()]);
-    let slow = format!("echo run >> marker; [ -f once ] || {{ touch once; sleep {token}; }}");
+    // `once` lives in the workflow's memory store, which a resume leaves as it is; the
+    // scratch is made what the history recorded, so the killed call's `run` is taken back.
+    let slow = format!(
+        "echo run >> marker; cat first.marker >> marker; \
+         [ -f /mnt/memory/workflow/once ] || {{ touch /mnt/memory/workflow/once; sleep {token}; }}"
+    );
     let server = scripted(vec![bash("b1", "echo one >> first.marker"), bash("b2", &slow), submit("b3", good_lwir())]);
     case.provider(&server.base_url(), "");
     let child = case.spawn_plan(&[]);
@@ -149,7 +154,7 @@ fn a_kill_during_a_bash_call_runs_that_call_again_and_nothing_before_it() {
         wait_until(Duration::from_secs(30), || !sleeping(&token).is_empty()),
         "the second bash call never started its sleep"
     );
-    assert_eq!(case.scratch_file("marker"), "run\n");
+    assert_eq!(case.scratch_file("marker"), "run\none\n");
     sigkill(child);
     // --die-with-parent: bubblewrap and everything in its namespace die with `little`.
     assert!(
@@ -162,13 +167,58 @@ fn a_kill_during_a_bash_call_runs_that_call_again_and_nothing_before_it() {
 
     let resumed = case.plan_to_lock();
     assert_registered_like_lock(&case, &resumed);
-    assert_eq!(case.scratch_file("marker"), "run\nrun\n", "the call in flight ran again, once");
+    assert_eq!(
+        case.scratch_file("marker"),
+        "run\none\n",
+        "the call in flight ran again, once, on the recorded scratch"
+    );
     assert_eq!(case.scratch_file("first.marker"), "one\n", "the call before it did not");
     assert_eq!(turns(&server), [1, 2, 3], "no model call was made again");
     assert_each_event_once(&case, 1);
     let lines = case.lines();
     assert_eq!(tool_result(&lines, "2.1")["exitCode"], 0);
     assert_eq!(field_of(&lines, "harness.tool_call.started", "callId"), ["1.1", "2.1", "3.1"]);
+}
+
+#[test]
+fn a_resume_whose_scratch_is_gone_rebuilds_it_from_the_history_first() {
+    let case = Case::new("scratch-rebuilt");
+    let token = format!("300.{}", unique());
+    let _leftovers = Leftovers(vec![token.clone()]);
+    let slow = format!(
+        "cat first.marker notes/second.marker > seen; \
+         [ -f /mnt/memory/workflow/once ] || {{ touch /mnt/memory/workflow/once; sleep {token}; }}"
+    );
+    let server = scripted(vec![
+        Reply::tool_calls(vec![
+            bash_call("r1", "echo one > first.marker; mkdir notes; echo two > notes/second.marker"),
+            bash_call("r2", "chmod 700 first.marker; rm -f gone; echo x > gone; rm gone"),
+        ]),
+        bash("r3", &slow),
+        submit("r4", good_lwir()),
+    ]);
+    case.provider(&server.base_url(), "");
+    let child = case.spawn_plan(&[]);
+    assert!(wait_until(Duration::from_secs(30), || !sleeping(&token).is_empty()), "turn 2's bash never slept");
+    sigkill(child);
+    // As if the run went on on another machine: nothing of its scratch is here.
+    std::fs::remove_dir_all(case.scratch()).unwrap();
+
+    let resumed = case.plan_to_lock();
+    assert_registered_like_lock(&case, &resumed);
+    assert_eq!(case.scratch_file("seen"), "one\ntwo\n", "the call in flight saw what turn 1 wrote");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(case.scratch().join("first.marker")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "the mode is restored too");
+    assert_eq!(turns(&server), [1, 2, 3], "nothing but the call in flight was made again");
+    let lines = case.lines();
+    let files = &of_type(&lines, "harness.tool_call.succeeded")[0]["payload"]["files"]["scratch"];
+    assert!(files["put"]["first.marker"]["sha256"].as_str().unwrap().starts_with("sha256:"), "{files}");
+    assert_eq!(files["put"]["notes/second.marker"]["mode"], 0o644);
+    let second = &of_type(&lines, "harness.tool_call.succeeded")[1]["payload"]["files"]["scratch"];
+    assert_eq!(second["put"]["first.marker"]["mode"], 0o700, "a changed mode is a change: {second}");
+    assert!(second.get("removed").is_none(), "a file written and removed within a call is no change: {second}");
+    assert_each_event_once(&case, 1);
 }
 
 #[test]
@@ -194,7 +244,11 @@ fn a_kill_between_two_calls_resumes_after_the_last_recorded_end() {
     let turn_three = requests_of(&server, 3);
     assert_eq!(turn_three[0].body, turn_three[1].body, "the resumed session asks what the whole one asked");
     assert_eq!(case.scratch_file("first.marker"), "one\n", "the first bash did not run again");
-    assert_eq!(case.scratch_file("second.marker"), "two\ntwo\n", "the cut took turn 2's record");
+    assert_eq!(
+        case.scratch_file("second.marker"),
+        "two\n",
+        "the cut took turn 2's record, and the resume its write: turn 2 ran on the scratch turn 1 left"
+    );
     assert_each_event_once(&case, 1);
     let lines = case.lines();
     assert_eq!(lines[..keep], whole[..keep], "what was recorded before the cut is kept");

@@ -159,7 +159,9 @@ impl RunDir {
             memory_root: Some(&memory),
             ..HarnessOptions::default()
         };
-        let files = filesystem::prepare(scratch, &options, definition, &definition.planner.skills).unwrap();
+        let files =
+            filesystem::prepare(scratch, &options.memory_root(), &options, definition, &definition.planner.skills)
+                .unwrap();
         files.sandbox
     }
 }

@@ -20,7 +20,7 @@ use crate::harness::session::{
     self, SessionEnd, SessionSpec, SessionStats, ToolOutcome, Toolbox, Verdict, submission_verdict,
 };
 use crate::harness::tools::{run_bash, tool_error};
-use crate::harness::{HarnessOptions, Observer, prompt};
+use crate::harness::{HarnessOptions, Observer, prompt, tracked};
 use crate::register::{Validation, validate};
 use crate::{Failure, Located};
 
@@ -117,8 +117,11 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     } else {
         Some(request.harness.client(&slot.model.provider_id).map_err(Failure::Tool)?)
     };
+    let memory_root =
+        tracked::memory_root(&mut *log, &request.harness, &capabilities.definition).map_err(Failure::Tool)?;
     let files = filesystem::prepare(
         filesystem::scratch_dir(&log.run_dir(), 1),
+        &memory_root,
         &request.harness,
         &capabilities.definition,
         &capabilities.definition.worker_skills,
@@ -181,7 +184,7 @@ Tools:
     };
     let mut toolbox =
         FixToolbox { sandbox: files.sandbox.clone(), capabilities: &capabilities, lwir: &lwir, step_index: step.index };
-    let (end, stats) = match session::run(&mut *log, &spec, client.as_ref(), &mut toolbox, observer) {
+    let (end, stats) = match session::run(&mut *log, &spec, &files, client.as_ref(), &mut toolbox, observer) {
         Ok(ended) => ended,
         // A divergence is recorded, so that `little events` shows why the run stopped.
         Err(failure) if failure.has_code(little_diagnostics::Code::PipelineReplayDivergence) => {

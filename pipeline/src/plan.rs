@@ -26,7 +26,7 @@ use crate::harness::filesystem::{self, check_component};
 use crate::harness::replay::History;
 use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats};
 use crate::harness::tools::{PlanToolbox, validate_submission};
-use crate::harness::{HarnessOptions, Observer, prompt};
+use crate::harness::{HarnessOptions, Observer, prompt, tracked};
 use crate::outer_loop::{OuterLoop, cycle_of, load_outer_loop};
 use crate::register::{Registration, Validation, register};
 use crate::{Failure, Located, Store, external};
@@ -240,8 +240,10 @@ impl HarnessRun<'_> {
         } else {
             Some(self.options.client(&definition.planner.model.provider_id).map_err(Failure::Tool)?)
         };
+        let memory_root = tracked::memory_root(log, self.options, definition).map_err(Failure::Tool)?;
         let files = filesystem::prepare(
             filesystem::scratch_dir(&log.run_dir(), self.cycle),
+            &memory_root,
             self.options,
             definition,
             &definition.planner.skills,
@@ -261,7 +263,7 @@ impl HarnessRun<'_> {
             max_attempts: self.request.max_attempts,
         };
         let mut toolbox = PlanToolbox { sandbox: files.sandbox.clone(), capabilities: self.capabilities };
-        let (end, stats) = match session::run(log, &spec, client.as_ref(), &mut toolbox, observer) {
+        let (end, stats) = match session::run(log, &spec, &files, client.as_ref(), &mut toolbox, observer) {
             Ok(ended) => ended,
             // A divergence is recorded, so that `little events` shows why the run stopped.
             Err(failure) if failure.has_code(Code::PipelineReplayDivergence) => {

@@ -21,9 +21,53 @@ pub const ATTACHED_MEMORY: &str = "/mnt/memory/attached";
 pub struct MemoryStore {
     /// `workflow`, `org` or `attached:<id>`.
     pub id: String,
+    /// Where it lives under the memory root (`workflow/<workflowId>`, `org`,
+    /// `attached/<id>`): its name in a database store too.
+    pub key: String,
     /// The path bash uses for it.
     pub path: PathBuf,
+    /// Its folder on this machine.
+    pub host: PathBuf,
     pub writable: bool,
+}
+
+/// A memory store the definition grants: its id, its key under the memory root, where bash
+/// sees it, and the access granted.
+pub struct Grant {
+    pub id: String,
+    pub key: String,
+    pub guest: PathBuf,
+    pub access: Access,
+}
+
+/// The memory stores a definition grants (`none` left out), in the order the prompt lists them.
+pub fn granted_stores(definition: &Definition) -> Result<Vec<Grant>, String> {
+    check_component("workflow id", &definition.id)?;
+    let mut grants = vec![
+        Grant {
+            id: "workflow".to_string(),
+            key: format!("workflow/{}", definition.id),
+            guest: PathBuf::from(WORKFLOW_MEMORY),
+            access: definition.memory.workflow,
+        },
+        Grant {
+            id: "org".to_string(),
+            key: "org".to_string(),
+            guest: PathBuf::from(ORG_MEMORY),
+            access: definition.memory.org,
+        },
+    ];
+    for attached in &definition.memory.attached {
+        check_component("memory store id", &attached.id)?;
+        grants.push(Grant {
+            id: format!("attached:{}", attached.id),
+            key: format!("attached/{}", attached.id),
+            guest: Path::new(ATTACHED_MEMORY).join(&attached.id),
+            access: attached.access,
+        });
+    }
+    grants.retain(|grant| grant.access != Access::None);
+    Ok(grants)
 }
 
 /// A session's directories and the sandbox bash runs in.
@@ -58,14 +102,15 @@ pub fn scratch_dir(run_dir: &Path, cycle: u64) -> PathBuf {
 }
 
 /// Creates (or reopens) the session's directories, writes the skills into the scratch,
-/// and builds the sandbox.
+/// and builds the sandbox. The memory stores are folders under `memory_root` (`--memory-root`,
+/// or where a database store's memory was copied for this session).
 pub fn prepare(
     scratch: PathBuf,
+    memory_root: &Path,
     options: &HarnessOptions<'_>,
     definition: &Definition,
     skills: &[Skill],
 ) -> Result<SessionFiles, String> {
-    let memory_root = &options.memory_root();
     let create = |dir: &Path| {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the directory `{}`: {e}", dir.display()))
     };
@@ -81,39 +126,25 @@ pub fn prepare(
 
     let mut mounts = vec![Mount { host: scratch.clone(), guest: PathBuf::from(SCRATCH), writable: true }];
     let mut stores = Vec::new();
-    let mut add_store = |id: String, host: PathBuf, guest: PathBuf, access: Access| -> Result<(), String> {
-        if access == Access::None {
-            return Ok(());
-        }
+    for grant in granted_stores(definition)? {
+        let host = memory_root.join(&grant.key);
         create(&host)?;
         let host = host.canonicalize().map_err(|e| format!("cannot resolve `{}`: {e}", host.display()))?;
-        let mount = Mount { host, guest, writable: access == Access::ReadWrite };
-        stores.push((id, mount.clone()));
+        let mount = Mount { host, guest: grant.guest, writable: grant.access == Access::ReadWrite };
+        stores.push((grant.id, grant.key, mount.clone()));
         mounts.push(mount);
-        Ok(())
-    };
-    check_component("workflow id", &definition.id)?;
-    add_store(
-        "workflow".to_string(),
-        memory_root.join("workflow").join(&definition.id),
-        PathBuf::from(WORKFLOW_MEMORY),
-        definition.memory.workflow,
-    )?;
-    add_store("org".to_string(), memory_root.join("org"), PathBuf::from(ORG_MEMORY), definition.memory.org)?;
-    for attached in &definition.memory.attached {
-        check_component("memory store id", &attached.id)?;
-        add_store(
-            format!("attached:{}", attached.id),
-            memory_root.join("attached").join(&attached.id),
-            Path::new(ATTACHED_MEMORY).join(&attached.id),
-            attached.access,
-        )?;
     }
     let mut sandbox = Sandbox::new(options.sandbox, mounts, SCRATCH);
     sandbox.timeout = options.tool_timeout;
     let memory = stores
-        .iter()
-        .map(|(id, mount)| MemoryStore { id: id.clone(), path: sandbox.visible(mount), writable: mount.writable })
+        .into_iter()
+        .map(|(id, key, mount)| MemoryStore {
+            id,
+            key,
+            path: sandbox.visible(&mount),
+            host: mount.host,
+            writable: mount.writable,
+        })
         .collect();
     let workdir = sandbox.visible(&sandbox.mounts[0]);
     Ok(SessionFiles { scratch, workdir, memory, sandbox })

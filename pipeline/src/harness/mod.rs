@@ -13,6 +13,7 @@
 //! - [`tools`]: `bash`, `validate_lwir`, `submit_lwir`, `submit_fix`;
 //! - [`prompt`]: the system prompt, the tool descriptors and the task message;
 //! - [`filesystem`]: scratch, memory stores and skills, and the sandbox that sees them;
+//! - [`tracked`]: what each call changed in those files, recorded so a run resumes anywhere;
 //! - [`replay`]: the recorded session and divergence;
 //! - [`observer`]: what a person watching sees.
 
@@ -22,6 +23,7 @@ pub mod prompt;
 pub mod replay;
 pub mod session;
 pub mod tools;
+pub mod tracked;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

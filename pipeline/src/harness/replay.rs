@@ -52,6 +52,8 @@ pub struct History {
     pub failed: Option<Event>,
     /// The `seq` of the session's last event.
     pub last_seq: u64,
+    /// What each recorded call changed in the session's files (`files` of its end), in order.
+    pub files: Vec<Value>,
 }
 
 impl History {
@@ -102,6 +104,9 @@ impl History {
                     );
                 }
                 events::TOOL_SUCCEEDED | events::TOOL_FAILED => {
+                    if let Some(files) = event.payload.get("files") {
+                        history.files.push(files.clone());
+                    }
                     if let Some(call) = history.tool_calls.get_mut(&call_id()) {
                         let outcome = |key| event.payload.get(key).cloned().unwrap_or(Value::Null);
                         call.end = Some(if event.kind == events::TOOL_SUCCEEDED {

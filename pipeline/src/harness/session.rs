@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 use little_provider::{Client, Progress};
 use serde_json::{Value, json};
 
+use super::filesystem::SessionFiles;
 use super::observer::Observer;
 use super::replay::{History, ModelEnd, divergence, fingerprint, first_difference};
+use super::tracked::Tracked;
 use crate::Failure;
 use crate::capabilities::{canonical_text, hash};
 use crate::events::{self, EventLog};
@@ -121,12 +123,14 @@ impl SessionStats {
 pub fn run(
     log: &mut EventLog,
     spec: &SessionSpec,
+    files: &SessionFiles,
     client: Option<&Client>,
     toolbox: &mut dyn Toolbox,
     observer: &mut dyn Observer,
 ) -> Result<(SessionEnd, SessionStats), Failure> {
     let history = History::of(log.events(), spec.role, spec.cycle);
-    let mut session = Session { log, spec, history, client, observer, stats: SessionStats::default() };
+    let tracked = Tracked::new(files, &history.files).map_err(Failure::Tool)?;
+    let mut session = Session { log, spec, history, tracked, client, observer, stats: SessionStats::default() };
     let end = session.run(toolbox)?;
     Ok((end, session.stats))
 }
@@ -135,6 +139,7 @@ pub struct Session<'a> {
     log: &'a mut EventLog,
     spec: &'a SessionSpec,
     history: History,
+    tracked: Tracked,
     client: Option<&'a Client>,
     observer: &'a mut dyn Observer,
     stats: SessionStats,
@@ -368,6 +373,8 @@ impl Session<'_> {
             }
         }
         self.observer.tool_started(call_id, tool, &arguments, false);
+        // A resumed session's files are made what its history says before anything runs.
+        self.tracked.restore(self.log).map_err(Failure::Tool)?;
         let begun = Instant::now();
         let outcome = match problem {
             Some(problem) => ToolOutcome::Failed(json!({ "message": format!("`{tool}`: {problem}") })),
@@ -375,6 +382,7 @@ impl Session<'_> {
         };
         self.stats.tool_runs += 1;
         let duration = millis(begun.elapsed());
+        let files = self.tracked.record(self.log).map_err(Failure::Tool)?;
         let (kind, field) = match &outcome {
             ToolOutcome::Succeeded(_) => (events::TOOL_SUCCEEDED, "result"),
             ToolOutcome::Failed(_) => (events::TOOL_FAILED, "error"),
@@ -382,7 +390,11 @@ impl Session<'_> {
         let value = match &outcome {
             ToolOutcome::Succeeded(value) | ToolOutcome::Failed(value) => value,
         };
-        self.append(kind, json!({ "callId": call_id, "tool": tool, field: value, "durationMs": duration }))?;
+        let mut payload = json!({ "callId": call_id, "tool": tool, field: value, "durationMs": duration });
+        if let Some(files) = files {
+            payload["files"] = files;
+        }
+        self.append(kind, payload)?;
         self.observer.tool_ended(call_id, tool, outcome.as_result(), false);
         Ok((arguments, outcome))
     }
