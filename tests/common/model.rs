@@ -119,6 +119,10 @@ pub struct Case {
     pub dir: PathBuf,
     /// Variables set on the child's environment only.
     env: Vec<(String, String)>,
+    /// `--events`: the folder's `events.jsonl`, or a database URL.
+    pub events: String,
+    /// `--run-id`.
+    pub run: String,
 }
 
 impl Case {
@@ -130,7 +134,16 @@ impl Case {
         for name in ["definition.json", "input.json", "lwir.json"] {
             std::fs::write(dir.join(name), example(name)).unwrap();
         }
-        Case { dir, env: Vec::new() }
+        let events = dir.join("events.jsonl").display().to_string();
+        Case { dir, env: Vec::new(), events, run: RUN.to_string() }
+    }
+
+    /// A folder of its own whose runs keep their history in the database `url`, as run `run`.
+    pub fn on_store(name: &str, url: &str, run: &str) -> Case {
+        let mut case = Case::new(name);
+        case.events = url.to_string();
+        case.run = run.to_string();
+        case
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -164,7 +177,7 @@ impl Case {
 
     /// The run's scratch directory on the host.
     pub fn scratch(&self) -> PathBuf {
-        self.dir.join(".little/runs").join(RUN).join("cycle-1/scratch")
+        self.dir.join(".little/runs").join(&self.run).join("cycle-1/scratch")
     }
 
     /// A file of the scratch, empty when missing.
@@ -189,9 +202,9 @@ impl Case {
             "--input".into(),
             path("input.json"),
             "--run-id".into(),
-            RUN.into(),
+            self.run.clone(),
             "--events".into(),
-            path("events.jsonl"),
+            self.events.clone(),
             "--memory-root".into(),
             path("memory"),
         ];
@@ -253,8 +266,24 @@ impl Case {
             .expect("the little binary starts")
     }
 
-    /// The log's lines, each parsed (a torn last line is a test failure).
+    /// The log's lines, each parsed (a torn last line is a test failure); from a database,
+    /// what `little events --format json` exports of the run.
     pub fn lines(&self) -> Vec<Value> {
+        if !self.events.ends_with(".jsonl") {
+            let run = self.little(&[
+                "events".into(),
+                self.events.clone(),
+                "--run-id".into(),
+                self.run.clone(),
+                "--format".into(),
+                "json".into(),
+            ]);
+            if run.code != 0 && run.stderr.contains("has no events") {
+                return Vec::new();
+            }
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            return serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+        }
         let text = std::fs::read_to_string(self.log()).unwrap_or_default();
         assert!(text.is_empty() || text.ends_with('\n'), "the log ends in a torn line:\n{text}");
         text.lines().map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))).collect()
