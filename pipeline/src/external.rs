@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::capabilities::{Capabilities, hash};
-use crate::events::{self, EventLog, SessionOf};
+use crate::events::{self, EventLog, Kind, Record, Session, SessionOf};
 use crate::harness::Observer;
 use crate::outer_loop::OuterLoop;
 use crate::planner::{self, Ended, ProcessRecord, Report};
@@ -108,6 +108,7 @@ pub fn run_attempts(
     observer: &mut dyn Observer,
 ) -> Result<Attempts, Failure> {
     let run_id = log.run_id().to_string();
+    let session = Session { role: crate::plan::ROLE, cycle };
     // A planner group that an earlier `little` of this run left running (it was killed
     // outright: no handler ran) goes before anything else runs or replays.
     let record = ProcessRecord::new(&log.run_dir(), log.display());
@@ -125,7 +126,8 @@ pub fn run_attempts(
     let mut previous: Option<(u64, String, Value)> = None;
     let mut attempt: u64 = 1;
     loop {
-        let responded = recorded.iter().find(|e| e.kind == events::MODEL_RESPONDED && e.attempt() == Some(attempt));
+        let responded =
+            recorded.iter().find(|e| e.known() == Some(Kind::ModelResponded) && e.attempt() == Some(attempt));
         if let Some(responded) = responded {
             replayed_attempts += 1;
             let output = responded.str("output").unwrap_or_default().to_string();
@@ -146,13 +148,9 @@ pub fn run_attempts(
             return Ok(Attempts { outcome: None, previous, planner_runs, replayed_attempts });
         }
         let task = task_json(capabilities, input, outer_loop, attempt, max_attempts, previous.as_ref());
-        let in_flight = recorded.iter().any(|e| e.kind == events::MODEL_CALLED && e.attempt() == Some(attempt));
+        let in_flight = recorded.iter().any(|e| e.known() == Some(Kind::ModelCalled) && e.attempt() == Some(attempt));
         if !in_flight {
-            log.append(
-                events::MODEL_CALLED,
-                json!({ "role": crate::plan::ROLE, "cycle": cycle, "attempt": attempt, "taskHash": hash(&task) }),
-            )
-            .map_err(Failure::Tool)?;
+            events::write(log, session, Record::AttemptCalled { attempt, task_hash: hash(&task) })?;
         }
         let task_text = serde_json::to_string(&task).expect("JSON values serialize");
         let env = [
@@ -166,11 +164,14 @@ pub fn run_attempts(
         let output = planner::run(command, task_text.as_bytes(), &env, timeout, Some(&record), &mut |report| {
             match report {
                 Report::Event(kind, fields) => {
-                    let payload = calls.payload(fields, cycle);
+                    let Some(known) = Kind::parse(kind) else { return Ok(()) };
+                    let Value::Object(payload) = calls.payload(fields, cycle) else { return Ok(()) };
                     // What the log could not read back is refused (SPEC §7.2: nothing a planner
                     // says can break the log): a warning, and the run goes on. A failed write is
                     // the log's failure, and ends the run.
-                    if let Err(why) = log.append_if_recordable(kind, payload)? {
+                    if let Err(why) =
+                        events::write_reported(log, session, Record::PlannerTool { kind: known, payload })?
+                    {
                         observer.note(&format!(
                             "warning: a planner `{kind}` event of attempt {attempt} was not recorded: {why}"
                         ));
@@ -218,28 +219,19 @@ pub fn run_attempts(
             Ended::Exited(_) => None,
         };
         if let Some((reason, message)) = failure {
-            log.append(
-                events::MODEL_FAILED,
-                json!({ "role": crate::plan::ROLE, "cycle": cycle, "attempt": attempt, "reason": reason }),
-            )
-            .map_err(Failure::Tool)?;
+            events::write(log, session, Record::AttemptFailed { attempt, reason })?;
             return Err(Failure::Tool(message));
         }
         let validation = validate(capabilities, &attempt_path(attempt), output.stdout.as_bytes());
         let valid = !validation.blocking();
-        log.append(
-            events::MODEL_RESPONDED,
-            json!({
-                "role": crate::plan::ROLE,
-                "cycle": cycle,
-                "attempt": attempt,
-                "output": &*validation.text,
-                "outputHash": little_hashing::sha256_identity(output.stdout.as_bytes()),
-                "valid": valid,
-                "findings": validation.findings_json(),
-            }),
-        )
-        .map_err(Failure::Tool)?;
+        let responded = Record::AttemptResponded {
+            attempt,
+            output: validation.text.to_string(),
+            output_hash: little_hashing::sha256_identity(output.stdout.as_bytes()),
+            valid,
+            findings: Value::Array(validation.findings_json()),
+        };
+        events::write(log, session, responded)?;
         if valid {
             return Ok(Attempts { outcome: Some((attempt, validation)), previous, planner_runs, replayed_attempts });
         }

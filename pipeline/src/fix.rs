@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::capabilities::{Capabilities, HARNESS_ID, hash, manifest_diff};
 use crate::documents::read_text;
-use crate::events;
+use crate::events::{self, Kind, Record, Session, SessionOf};
 use crate::harness::filesystem::{self, check_component};
 use crate::harness::replay::History;
 use crate::harness::session::{
@@ -25,6 +25,9 @@ use crate::register::{Validation, validate};
 use crate::{Failure, Located};
 
 pub(crate) const ROLE: &str = "fixer";
+
+/// A fix run has one session, the fixer's, in cycle 1.
+const SESSION: Session = Session { role: ROLE, cycle: 1 };
 
 /// The part of an error file a fixer is shown: its end, where the failure is.
 const ERROR_KEPT: usize = 64 * 1024;
@@ -100,7 +103,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     let manifest_hash = hash(&manifest);
 
     let mut log = crate::plan::open_log(request.events, run_id, request.lock_wait, observer)?;
-    let history = History::of(log.events(), ROLE, 1);
+    let history = History::of(log.events(), ROLE, SESSION.cycle);
     if let Some(started) = &history.started
         && started.str("manifestHash") != Some(manifest_hash.as_str())
     {
@@ -129,20 +132,11 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     .map_err(Failure::Tool)?;
     write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
     if history.started.is_none() {
-        log.append(
-            events::SESSION_STARTED,
-            json!({
-                "role": ROLE,
-                "cycle": 1,
-                "harnessId": HARNESS_ID,
-                "planner": "builtin",
-                "step": request.step,
-                "manifestHash": manifest_hash,
-                "manifest": manifest,
-                "model": { "providerId": slot.model.provider_id, "modelId": slot.model.model_id },
-            }),
-        )
-        .map_err(Failure::Tool)?;
+        let mut details = Map::new();
+        details.insert("step".into(), json!(request.step));
+        details.insert("model".into(), json!({ "providerId": slot.model.provider_id, "modelId": slot.model.model_id }));
+        let started = Record::SessionStarted { planner: "builtin", manifest_hash, manifest, details };
+        events::write(&mut *log, SESSION, started)?;
     }
 
     let mut system = String::new();
@@ -188,7 +182,7 @@ Tools:
         Ok(ended) => ended,
         // A divergence is recorded, so that `little events` shows why the run stopped.
         Err(failure) if failure.has_code(little_diagnostics::Code::PipelineReplayDivergence) => {
-            return Err(crate::plan::run_failed(&mut *log, 1, "replay_divergence", failure));
+            return Err(crate::plan::run_failed(&mut *log, SESSION, "replay_divergence", failure));
         }
         Err(failure) => return Err(failure),
     };
@@ -203,20 +197,13 @@ Tools:
             let fixed_source = repaired["steps"][step.index]["with"]["files"].clone();
             let version_hash = hash(&repaired);
             if history.completed.is_none() {
-                log.append(
-                    events::SESSION_COMPLETED,
-                    json!({
-                        "role": ROLE,
-                        "cycle": 1,
-                        "status": "succeeded",
-                        "turns": turn,
-                        "attempts": attempts,
-                        "callId": call_id,
-                        "fixedSource": fixed_source,
-                        "lwirHash": version_hash,
-                    }),
-                )
-                .map_err(Failure::Tool)?;
+                let mut details = Map::new();
+                details.insert("turns".into(), json!(turn));
+                details.insert("attempts".into(), json!(attempts));
+                details.insert("callId".into(), json!(call_id));
+                details.insert("fixedSource".into(), fixed_source.clone());
+                details.insert("lwirHash".into(), json!(version_hash));
+                events::write(&mut *log, SESSION, Record::SessionCompleted { details })?;
             }
             Ok(FixReport {
                 lwir_text: validation.text.to_string(),
@@ -230,13 +217,10 @@ Tools:
             if !log
                 .events()
                 .iter()
-                .any(|e| e.kind == events::RUN_FAILED && e.str("causeCode") == Some("fixer_session_failed"))
+                .any(|e| e.known() == Some(Kind::RunFailed) && e.str("causeCode") == Some("fixer_session_failed"))
             {
-                log.append(
-                    events::RUN_FAILED,
-                    json!({ "causeCode": "fixer_session_failed", "message": reason, "cycle": 1 }),
-                )
-                .map_err(Failure::Tool)?;
+                let failed = Record::RunFailed { cause: "fixer_session_failed", message: reason.clone() };
+                events::write(&mut *log, SESSION, failed)?;
             }
             let located = last_refused
                 .and_then(|arguments| toolbox.repaired(&arguments).ok())

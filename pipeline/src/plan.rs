@@ -17,11 +17,11 @@ use std::time::Duration;
 use little_diagnostics::Code;
 use little_frontend::anchor::{Anchor, Finding, Resolver};
 use little_passes::Database;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::capabilities::{Capabilities, hash, manifest_diff};
 use crate::documents::{LoadedDefinition, load_definition, load_input, missing_tools};
-use crate::events::{self, Event, EventLog, SessionOf};
+use crate::events::{self, Event, EventLog, Kind, Record, Session, SessionOf};
 use crate::harness::filesystem::{self, check_component};
 use crate::harness::replay::History;
 use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats};
@@ -98,11 +98,13 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     // Stage 2, then the registry half of stage 3.
     let input = match load_input(&db, request.input, &loaded.definition) {
         Ok(input) => input,
-        Err(failure @ Failure::Blocked(_)) => return Err(run_failed(&mut *log, cycle, "input_schema_error", failure)),
+        Err(failure @ Failure::Blocked(_)) => {
+            return Err(run_failed(&mut *log, Session { role: ROLE, cycle }, "input_schema_error", failure));
+        }
         Err(failure) => return Err(failure),
     };
     if let Err(failure) = missing_tools(&loaded) {
-        return Err(run_failed(&mut *log, cycle, "missing_tool", failure));
+        return Err(run_failed(&mut *log, Session { role: ROLE, cycle }, "missing_tool", failure));
     }
     // Stages 3 and 4.
     let capabilities = Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref());
@@ -111,7 +113,7 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     // Stage 5: drift check against this cycle's recorded session (each outer-loop cycle of a
     // run has a session of its own; events without a cycle are cycle 1's).
     let session_starts = |log: &EventLog| -> Vec<Event> {
-        log.events().iter().filter(|e| e.kind == events::SESSION_STARTED && e.role() == ROLE).cloned().collect()
+        log.events().iter().filter(|e| e.known() == Some(Kind::SessionStarted) && e.role() == ROLE).cloned().collect()
     };
     let all_started = session_starts(&*log);
     let started = all_started.iter().find(|e| e.cycle() == cycle).cloned();
@@ -127,7 +129,7 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     if let Some(started) = &started {
         if started.str("manifestHash") != Some(capabilities.manifest_hash.as_str()) {
             let failure = drift(&loaded, &capabilities, started, run_id, cycle);
-            return Err(run_failed(&mut *log, cycle, "capability_drift", failure));
+            return Err(run_failed(&mut *log, Session { role: ROLE, cycle }, "capability_drift", failure));
         }
         if started.str("inputHash") != Some(input_hash.as_str()) {
             return Err(another_input(started));
@@ -158,12 +160,12 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
         }
         Planner::External { command, timeout } => {
             if started.is_none() {
-                append_started(&mut *log, cycle, &capabilities, &input_hash, "external", json!({}))?;
+                append_started(&mut *log, cycle, &capabilities, &input_hash, "external", Map::new())?;
             }
             let completed = log
                 .events()
                 .iter()
-                .any(|e| e.kind == events::SESSION_COMPLETED && e.role() == ROLE && e.cycle() == cycle);
+                .any(|e| e.known() == Some(Kind::SessionCompleted) && e.role() == ROLE && e.cycle() == cycle);
             let attempts = external::run_attempts(
                 &mut *log,
                 &capabilities,
@@ -184,24 +186,15 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
                     )));
                 };
                 if !completed {
-                    append(
-                        &mut *log,
-                        events::SESSION_COMPLETED,
-                        json!({ "role": ROLE, "cycle": cycle, "status": "failed", "attempts": previous.0 }),
-                    )?;
-                    append(
-                        &mut *log,
-                        events::RUN_FAILED,
-                        json!({
-                            "causeCode": "lwir_validation_error",
-                            "message": format!("no valid LWIR after {} attempt(s)", previous.0),
-                            "cycle": cycle,
-                        }),
-                    )?;
+                    let session = Session { role: ROLE, cycle };
+                    events::write(&mut *log, session, Record::AttemptsExhausted { attempts: previous.0 })?;
+                    let message = format!("no valid LWIR after {} attempt(s)", previous.0);
+                    events::write(&mut *log, session, Record::RunFailed { cause: "lwir_validation_error", message })?;
                 }
                 return Err(Failure::Blocked(vec![external::last_refused(&capabilities, &previous)]));
             };
-            let extra = json!({ "attempts": attempt });
+            let mut extra = Map::new();
+            extra.insert("attempts".into(), json!(attempt));
             let registration = finish(&mut *log, &capabilities, cycle, &validation, extra)?;
             Ok(PlanReport {
                 registration,
@@ -251,7 +244,9 @@ impl HarnessRun<'_> {
         .map_err(Failure::Tool)?;
         if !started {
             let model = json!({ "providerId": definition.planner.model.provider_id, "modelId": definition.planner.model.model_id });
-            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", json!({ "model": model }))?;
+            let mut extra = Map::new();
+            extra.insert("model".into(), model);
+            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", extra)?;
         }
         let spec = SessionSpec {
             role: ROLE,
@@ -267,7 +262,7 @@ impl HarnessRun<'_> {
             Ok(ended) => ended,
             // A divergence is recorded, so that `little events` shows why the run stopped.
             Err(failure) if failure.has_code(Code::PipelineReplayDivergence) => {
-                return Err(run_failed(log, self.cycle, "replay_divergence", failure));
+                return Err(run_failed(log, Session { role: ROLE, cycle: self.cycle }, "replay_divergence", failure));
             }
             Err(failure) => return Err(failure),
         };
@@ -276,7 +271,10 @@ impl HarnessRun<'_> {
                 let validation = validate_submission(self.capabilities, &call_id, &arguments).ok_or_else(|| {
                     Failure::Tool(format!("the accepted submission {call_id} of run `{}` holds no LWIR", log.run_id()))
                 })?;
-                let extra = json!({ "turns": turn, "attempts": attempts, "callId": call_id });
+                let mut extra = Map::new();
+                extra.insert("turns".into(), json!(turn));
+                extra.insert("attempts".into(), json!(attempts));
+                extra.insert("callId".into(), json!(call_id));
                 let registration = finish(log, self.capabilities, self.cycle, &validation, extra)?;
                 Ok(PlanReport {
                     registration,
@@ -288,16 +286,13 @@ impl HarnessRun<'_> {
             }
             SessionEnd::Failed { reason, last_refused } => {
                 let recorded = log.events().iter().any(|e| {
-                    e.kind == events::RUN_FAILED
+                    e.known() == Some(Kind::RunFailed)
                         && e.cycle() == self.cycle
                         && e.str("causeCode") == Some("planner_session_failed")
                 });
                 if !recorded {
-                    append(
-                        log,
-                        events::RUN_FAILED,
-                        json!({ "causeCode": "planner_session_failed", "message": reason, "cycle": self.cycle }),
-                    )?;
+                    let failed = Record::RunFailed { cause: "planner_session_failed", message: reason.clone() };
+                    events::write(log, Session { role: ROLE, cycle: self.cycle }, failed)?;
                 }
                 let located = last_refused
                     .and_then(|arguments| validate_submission(self.capabilities, "last", &arguments))
@@ -334,45 +329,38 @@ pub(crate) fn open_log(
     Ok(log)
 }
 
-fn append(log: &mut EventLog, kind: &str, payload: Value) -> Result<(), Failure> {
-    log.append(kind, payload).map(|_| ()).map_err(Failure::Tool)
-}
-
 /// `harness.session.started` of a plan session, with what resuming it checks.
 fn append_started(
     log: &mut EventLog,
     cycle: u64,
     capabilities: &Capabilities,
     input_hash: &str,
-    planner: &str,
-    extra: Value,
+    planner: &'static str,
+    extra: Map<String, Value>,
 ) -> Result<(), Failure> {
-    let mut payload = json!({
-        "role": ROLE,
-        "cycle": cycle,
-        "harnessId": crate::capabilities::HARNESS_ID,
-        "planner": planner,
-        "manifestHash": capabilities.manifest_hash,
-        "manifest": capabilities.manifest,
-        "inputHash": input_hash,
-    });
-    if let (Value::Object(payload), Value::Object(extra)) = (&mut payload, extra) {
-        payload.extend(extra);
-    }
-    append(log, events::SESSION_STARTED, payload)
+    let mut details = Map::new();
+    details.insert("inputHash".into(), json!(input_hash));
+    details.extend(extra);
+    let started = Record::SessionStarted {
+        planner,
+        manifest_hash: capabilities.manifest_hash.clone(),
+        manifest: capabilities.manifest.clone(),
+        details,
+    };
+    events::write(log, Session { role: ROLE, cycle }, started)
 }
 
-/// Appends `RunFailed` for a failure before the session, and passes the failure on.
-pub(crate) fn run_failed(log: &mut EventLog, cycle: u64, cause: &str, failure: Failure) -> Failure {
+/// Appends `RunFailed` for a failure before or around the session, and passes the failure on.
+pub(crate) fn run_failed(log: &mut EventLog, session: Session, cause: &'static str, failure: Failure) -> Failure {
     let message = match &failure {
         Failure::Blocked(located) => {
             located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
         }
         Failure::Tool(message) | Failure::Failed { reason: message, .. } => message.clone(),
     };
-    match log.append(events::RUN_FAILED, json!({ "causeCode": cause, "message": message, "cycle": cycle })) {
-        Ok(_) => failure,
-        Err(e) => Failure::Tool(e),
+    match events::write(log, session, Record::RunFailed { cause, message }) {
+        Ok(()) => failure,
+        Err(e) => e,
     }
 }
 
@@ -384,38 +372,32 @@ fn finish(
     capabilities: &Capabilities,
     cycle: u64,
     validation: &Validation,
-    extra: Value,
+    extra: Map<String, Value>,
 ) -> Result<Registration, Failure> {
     if validation.blocking() {
         return Err(Failure::Blocked(vec![Located::from(validation.clone())]));
     }
     let registration = register(capabilities, validation).map_err(Failure::Tool)?;
-    let of_cycle = |log: &EventLog, kind: &str| {
-        log.events()
-            .iter()
-            .any(|e| e.kind == kind && e.cycle() == cycle && (kind != events::SESSION_COMPLETED || e.role() == ROLE))
+    let of_cycle = |log: &EventLog, kind: Kind| {
+        log.events().iter().any(|e| {
+            e.known() == Some(kind) && e.cycle() == cycle && (kind != Kind::SessionCompleted || e.role() == ROLE)
+        })
     };
-    if !of_cycle(log, events::SESSION_COMPLETED) {
-        let mut payload =
-            json!({ "role": ROLE, "cycle": cycle, "status": "succeeded", "lwirHash": registration.hash() });
-        if let (Value::Object(payload), Value::Object(extra)) = (&mut payload, extra) {
-            payload.extend(extra);
-        }
-        append(log, events::SESSION_COMPLETED, payload)?;
+    let session = Session { role: ROLE, cycle };
+    if !of_cycle(log, Kind::SessionCompleted) {
+        let mut details = Map::new();
+        details.insert("lwirHash".into(), json!(registration.hash()));
+        details.extend(extra);
+        events::write(log, session, Record::SessionCompleted { details })?;
     }
-    if !of_cycle(log, events::VERSION_REGISTERED) {
-        append(
-            log,
-            events::VERSION_REGISTERED,
-            json!({
-                "workflowVersionId": registration.lock["workflowVersionId"],
-                "workflowVersionHash": registration.lock["workflowVersionHash"],
-                "lwirVersionId": registration.id(),
-                "canonicalizer": little_hashing::CANONICALIZER,
-                "lockHash": hash(&registration.lock),
-                "cycle": cycle,
-            }),
-        )?;
+    if !of_cycle(log, Kind::VersionRegistered) {
+        let registered = Record::VersionRegistered {
+            workflow_version_id: registration.lock["workflowVersionId"].clone(),
+            workflow_version_hash: registration.lock["workflowVersionHash"].clone(),
+            lwir_version_id: registration.id().to_string(),
+            lock_hash: hash(&registration.lock),
+        };
+        events::write(log, session, registered)?;
     }
     Ok(registration)
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::events::{self, Event, SessionOf};
+use crate::events::{Event, Kind, SessionOf};
 
 /// Per-run state while describing a log: tool calls' commands, token counts.
 #[derive(Default)]
@@ -38,8 +38,8 @@ impl Describer {
         let turn = number("turn").map(|t| format!("{cycle}{role}turn {t}")).unwrap_or_default();
         let attempt = event.attempt().map(|a| format!("{cycle}attempt {a}")).unwrap_or_default();
         let key = |event: &Event| (event.run_id.clone(), text("callId").to_string());
-        let detail = match event.kind.as_str() {
-            events::SESSION_STARTED => {
+        let detail = match event.known() {
+            Some(Kind::SessionStarted) => {
                 let model = p
                     .get("model")
                     .and_then(|m| m.get("modelId"))
@@ -59,10 +59,12 @@ impl Describer {
                     short(text("manifestHash"))
                 )
             }
-            events::SESSION_RESUMED => format!("{cycle}{role}resumed after event {}", number("afterSeq").unwrap_or(0)),
-            events::MODEL_CALLED if p.get("turn").is_some() => turn,
-            events::MODEL_CALLED => attempt,
-            events::MODEL_RESPONDED if p.get("turn").is_some() => {
+            Some(Kind::SessionResumed) => {
+                format!("{cycle}{role}resumed after event {}", number("afterSeq").unwrap_or(0))
+            }
+            Some(Kind::ModelCalled) if p.get("turn").is_some() => turn,
+            Some(Kind::ModelCalled) => attempt,
+            Some(Kind::ModelResponded) if p.get("turn").is_some() => {
                 let tally = self.tallies.entry(event.run_id.clone()).or_default();
                 tally.model_calls += 1;
                 let usage = p.get("usage").unwrap_or(&Value::Null);
@@ -87,7 +89,7 @@ impl Describer {
                 }
                 format!("{turn}: {}", parts.join(", "))
             }
-            events::MODEL_RESPONDED => {
+            Some(Kind::ModelResponded) => {
                 let findings = p.get("findings").and_then(Value::as_array).map_or(0, Vec::len);
                 let verdict = if p.get("valid").and_then(Value::as_bool) == Some(true) {
                     "valid LWIR".to_string()
@@ -96,10 +98,10 @@ impl Describer {
                 };
                 format!("{attempt}: {verdict}")
             }
-            events::MODEL_FAILED if p.get("turn").is_some() => format!("{turn}: {}", text("reason")),
-            events::MODEL_FAILED => format!("{attempt}: {}", text("reason")),
+            Some(Kind::ModelFailed) if p.get("turn").is_some() => format!("{turn}: {}", text("reason")),
+            Some(Kind::ModelFailed) => format!("{attempt}: {}", text("reason")),
             // An external planner's reported calls: by attempt.
-            events::TOOL_STARTED | events::TOOL_SUCCEEDED | events::TOOL_FAILED if event.attempt().is_some() => {
+            Some(Kind::ToolStarted | Kind::ToolSucceeded | Kind::ToolFailed) if event.attempt().is_some() => {
                 format!(
                     "{attempt}: {} {} (caller: {})",
                     p.get("tool").and_then(Value::as_str).unwrap_or(""),
@@ -107,7 +109,7 @@ impl Describer {
                     p.get("caller").and_then(Value::as_str).unwrap_or("model"),
                 )
             }
-            events::TOOL_STARTED => {
+            Some(Kind::ToolStarted) => {
                 self.tallies.entry(event.run_id.clone()).or_default().tool_calls += 1;
                 let tool = text("tool");
                 let shown = match p["arguments"].get("command").and_then(Value::as_str) {
@@ -117,17 +119,17 @@ impl Describer {
                 self.calls.insert(key(event), shown.clone());
                 format!("{} {shown}", text("callId"))
             }
-            events::TOOL_SUCCEEDED | events::TOOL_FAILED => {
+            Some(Kind::ToolSucceeded | Kind::ToolFailed) => {
                 let shown = self.calls.remove(&key(event)).unwrap_or_else(|| text("tool").to_string());
-                let outcome = match event.kind.as_str() {
-                    events::TOOL_FAILED => Err(p.get("error").unwrap_or(&Value::Null)),
+                let outcome = match event.known() {
+                    Some(Kind::ToolFailed) => Err(p.get("error").unwrap_or(&Value::Null)),
                     _ => Ok(p.get("result").unwrap_or(&Value::Null)),
                 };
                 let outcome = tool_outcome(outcome, 100);
                 let duration = number("durationMs").map(|ms| format!(", {ms} ms")).unwrap_or_default();
                 format!("{} {shown}: {outcome}{duration}", text("callId"))
             }
-            events::SESSION_COMPLETED => {
+            Some(Kind::SessionCompleted) => {
                 let mut parts = vec![text("status").to_string()];
                 if let Some(turns) = number("turns") {
                     parts.push(format!("{turns} turn{}", if turns == 1 { "" } else { "s" }));
@@ -137,11 +139,13 @@ impl Describer {
                 }
                 format!("{cycle}{role}{}", parts.join(", "))
             }
-            events::SESSION_FAILED => format!("{cycle}{role}{}", text("reason")),
-            events::VERSION_REGISTERED => {
+            Some(Kind::SessionFailed) => format!("{cycle}{role}{}", text("reason")),
+            Some(Kind::VersionRegistered) => {
                 format!("{cycle}{} ({})", text("lwirVersionId"), short(text("workflowVersionHash")))
             }
-            events::RUN_FAILED => format!("{cycle}cause: {}: {}", text("causeCode"), first_line(text("message"), 100)),
+            Some(Kind::RunFailed) => {
+                format!("{cycle}cause: {}: {}", text("causeCode"), first_line(text("message"), 100))
+            }
             _ => String::new(),
         };
         if detail.is_empty() { event.kind.clone() } else { format!("{:<28} {detail}", event.kind) }
@@ -196,6 +200,7 @@ pub fn first_line(text: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events;
     use serde_json::json;
 
     fn event(seq: u64, kind: &str, payload: Value) -> Event {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::ToolOutcome;
 use crate::capabilities::hash;
-use crate::events::{self, Event, SessionOf};
+use crate::events::{Event, Kind, SessionOf};
 use crate::{Failure, Located};
 
 /// How a recorded model call ended.
@@ -64,11 +64,11 @@ impl History {
             history.last_seq = event.seq;
             let turn = event.u64("turn").unwrap_or(0);
             let call_id = || event.str("callId").unwrap_or_default().to_string();
-            match event.kind.as_str() {
-                events::SESSION_STARTED => history.started = Some(event.clone()),
-                events::SESSION_COMPLETED => history.completed = Some(event.clone()),
-                events::SESSION_FAILED => history.failed = Some(event.clone()),
-                events::MODEL_CALLED => {
+            match event.known() {
+                Some(Kind::SessionStarted) => history.started = Some(event.clone()),
+                Some(Kind::SessionCompleted) => history.completed = Some(event.clone()),
+                Some(Kind::SessionFailed) => history.failed = Some(event.clone()),
+                Some(Kind::ModelCalled) => {
                     history.model_calls.insert(
                         turn,
                         RecordedModelCall {
@@ -79,7 +79,7 @@ impl History {
                         },
                     );
                 }
-                events::MODEL_RESPONDED => {
+                Some(Kind::ModelResponded) => {
                     if let Some(call) = history.model_calls.get_mut(&turn) {
                         call.end = Some(ModelEnd::Responded {
                             message: event.payload.get("message").cloned().unwrap_or(Value::Null),
@@ -87,12 +87,12 @@ impl History {
                         });
                     }
                 }
-                events::MODEL_FAILED => {
+                Some(Kind::ModelFailed) => {
                     if let Some(call) = history.model_calls.get_mut(&turn) {
                         call.end = Some(ModelEnd::Failed);
                     }
                 }
-                events::TOOL_STARTED => {
+                Some(Kind::ToolStarted) => {
                     history.tool_calls.insert(
                         call_id(),
                         RecordedToolCall {
@@ -103,13 +103,13 @@ impl History {
                         },
                     );
                 }
-                events::TOOL_SUCCEEDED | events::TOOL_FAILED => {
+                Some(kind @ (Kind::ToolSucceeded | Kind::ToolFailed)) => {
                     if let Some(files) = event.payload.get("files") {
                         history.files.push(files.clone());
                     }
                     if let Some(call) = history.tool_calls.get_mut(&call_id()) {
                         let outcome = |key| event.payload.get(key).cloned().unwrap_or(Value::Null);
-                        call.end = Some(if event.kind == events::TOOL_SUCCEEDED {
+                        call.end = Some(if kind == Kind::ToolSucceeded {
                             ToolOutcome::Succeeded(outcome("result"))
                         } else {
                             ToolOutcome::Failed(outcome("error"))

@@ -15,7 +15,7 @@ use super::replay::{History, ModelEnd, divergence, fingerprint, first_difference
 use super::tracked::Tracked;
 use crate::Failure;
 use crate::capabilities::{canonical_text, hash};
-use crate::events::{self, EventLog};
+use crate::events::{self, EventLog, Record, ToolEnd};
 
 /// Deepest tool arguments a session reads; an LWIR is far shallower, and the event that
 /// records them must stay within the log's bound.
@@ -149,7 +149,7 @@ impl Session<'_> {
     fn run(&mut self, toolbox: &mut dyn Toolbox) -> Result<SessionEnd, Failure> {
         if self.history.has_calls() && !self.history.finished() {
             let after = self.history.last_seq;
-            self.append(events::SESSION_RESUMED, json!({ "afterSeq": after }))?;
+            self.write(Record::SessionResumed { after_seq: after })?;
         }
         // A finished session replays to its recorded end whatever the bounds are now: a
         // completed one to its accepted submission, a failed one under the bounds it failed by.
@@ -224,11 +224,9 @@ impl Session<'_> {
         self.fail(reason, (u64::from(max_turns), max_turns, max_attempts), attempts, last_refused)
     }
 
-    /// Appends an event of this session (its role and cycle added).
-    fn append(&mut self, kind: &str, mut payload: Value) -> Result<(), Failure> {
-        payload["role"] = json!(self.spec.role);
-        payload["cycle"] = json!(self.spec.cycle);
-        self.log.append(kind, payload).map(|_| ()).map_err(Failure::Tool)
+    /// Appends an event of this session.
+    fn write(&mut self, record: Record) -> Result<(), Failure> {
+        events::write(self.log, events::Session { role: self.spec.role, cycle: self.spec.cycle }, record)
     }
 
     /// Ends the session as failed at `turn` under the bounds `(turn, max_turns,
@@ -244,16 +242,7 @@ impl Session<'_> {
             let reason = failed.str("reason").map_or(reason, str::to_string);
             return Ok(SessionEnd::Failed { reason, last_refused });
         }
-        self.append(
-            events::SESSION_FAILED,
-            json!({
-                "reason": reason,
-                "turns": turn,
-                "attempts": attempts,
-                "maxTurns": max_turns,
-                "maxAttempts": max_attempts,
-            }),
-        )?;
+        self.write(Record::SessionFailed { reason: reason.clone(), turns: turn, attempts, max_turns, max_attempts })?;
         Ok(SessionEnd::Failed { reason, last_refused })
     }
 
@@ -306,30 +295,27 @@ impl Session<'_> {
         match answer {
             Ok(completion) => {
                 let message = normalized_message(completion.message, turn);
-                self.append(
-                    events::MODEL_RESPONDED,
-                    json!({
-                        "turn": turn,
-                        "message": message,
-                        "usage": completion.usage,
-                        "finishReason": completion.finish_reason,
-                        "tries": completion.tries,
-                        "durationMs": millis(begun.elapsed()),
-                    }),
-                )?;
+                self.write(Record::ModelResponded {
+                    turn,
+                    message: message.clone(),
+                    usage: json!(completion.usage),
+                    finish_reason: json!(completion.finish_reason),
+                    tries: json!(completion.tries),
+                    duration_ms: millis(begun.elapsed()),
+                })?;
                 self.observer.message(turn, &message, false);
                 Ok(message)
             }
             Err(error) => {
                 let reason = error.to_string();
-                self.append(events::MODEL_FAILED, json!({ "turn": turn, "reason": reason }))?;
+                self.write(Record::ModelFailed { turn, reason: reason.clone() })?;
                 Err(Failure::Tool(format!("the model call of turn {turn} failed: {reason}")))
             }
         }
     }
 
     fn announce_model_call(&mut self, turn: u64, request_hash: &str, request: Value) -> Result<(), Failure> {
-        self.append(events::MODEL_CALLED, json!({ "turn": turn, "requestHash": request_hash, "request": request }))
+        self.write(Record::ModelCalled { turn, request_hash: request_hash.to_string(), request })
     }
 
     /// One tool call: its recorded end, or run (and logged) for real. Returns the
@@ -366,10 +352,12 @@ impl Session<'_> {
                 // In flight when the run stopped: run again (at least once), announced already.
             }
             None => {
-                self.append(
-                    events::TOOL_STARTED,
-                    json!({ "turn": turn, "callId": call_id, "tool": tool, "arguments": arguments, "caller": "model" }),
-                )?;
+                self.write(Record::ToolStarted {
+                    turn,
+                    call_id: call_id.to_string(),
+                    tool: tool.to_string(),
+                    arguments: arguments.clone(),
+                })?;
             }
         }
         self.observer.tool_started(call_id, tool, &arguments, false);
@@ -383,18 +371,18 @@ impl Session<'_> {
         self.stats.tool_runs += 1;
         let duration = millis(begun.elapsed());
         let files = self.tracked.record(self.log).map_err(Failure::Tool)?;
-        let (kind, field) = match &outcome {
-            ToolOutcome::Succeeded(_) => (events::TOOL_SUCCEEDED, "result"),
-            ToolOutcome::Failed(_) => (events::TOOL_FAILED, "error"),
+        let (end, value) = match &outcome {
+            ToolOutcome::Succeeded(value) => (ToolEnd::Succeeded, value),
+            ToolOutcome::Failed(value) => (ToolEnd::Failed, value),
         };
-        let value = match &outcome {
-            ToolOutcome::Succeeded(value) | ToolOutcome::Failed(value) => value,
-        };
-        let mut payload = json!({ "callId": call_id, "tool": tool, field: value, "durationMs": duration });
-        if let Some(files) = files {
-            payload["files"] = files;
-        }
-        self.append(kind, payload)?;
+        self.write(Record::ToolEnded {
+            end,
+            call_id: call_id.to_string(),
+            tool: tool.to_string(),
+            value: value.clone(),
+            duration_ms: duration,
+            files,
+        })?;
         self.observer.tool_ended(call_id, tool, outcome.as_result(), false);
         Ok((arguments, outcome))
     }
