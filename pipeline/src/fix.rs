@@ -13,14 +13,12 @@ use serde_json::{Map, Value, json};
 
 use crate::capabilities::{Capabilities, HARNESS_ID, hash, manifest_diff};
 use crate::documents::read_text;
-use crate::events::{self, Kind, Record, Session, SessionOf};
-use crate::harness::filesystem::{self, check_component};
+use crate::events::{self, Record, Session};
+use crate::harness::filesystem::{SessionFiles, check_component};
 use crate::harness::replay::History;
-use crate::harness::session::{
-    self, SessionEnd, SessionSpec, SessionStats, ToolOutcome, Toolbox, Verdict, submission_verdict,
-};
+use crate::harness::session::{SessionSpec, SessionStats, ToolOutcome, Toolbox, Verdict, submission_verdict};
 use crate::harness::tools::{run_bash, tool_error};
-use crate::harness::{HarnessOptions, Observer, prompt, tracked};
+use crate::harness::{HarnessOptions, Observer, prompt, runner};
 use crate::register::{Validation, validate};
 use crate::{Failure, Located};
 
@@ -115,30 +113,68 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
             fields.join(", ")
         )));
     }
-    let client = if history.finished() {
-        None
-    } else {
-        Some(request.harness.client(&slot.model.provider_id).map_err(Failure::Tool)?)
+    let mut details = Map::new();
+    details.insert("step".into(), json!(request.step));
+    details.insert("model".into(), json!({ "providerId": slot.model.provider_id, "modelId": slot.model.model_id }));
+    let setup = runner::Setup {
+        session: SESSION,
+        options: &request.harness,
+        definition: &capabilities.definition,
+        skills: &capabilities.definition.worker_skills,
+        provider_id: &slot.model.provider_id,
+        started: Record::SessionStarted { planner: "builtin", manifest_hash, manifest, details },
+        failed_cause: "fixer_session_failed",
+        name: "the fixer session",
     };
-    let memory_root =
-        tracked::memory_root(&mut *log, &request.harness, &capabilities.definition).map_err(Failure::Tool)?;
-    let files = filesystem::prepare(
-        filesystem::scratch_dir(&log.run_dir(), 1),
-        &memory_root,
-        &request.harness,
-        &capabilities.definition,
-        &capabilities.definition.worker_skills,
-    )
-    .map_err(Failure::Tool)?;
-    write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
-    if history.started.is_none() {
-        let mut details = Map::new();
-        details.insert("step".into(), json!(request.step));
-        details.insert("model".into(), json!({ "providerId": slot.model.provider_id, "modelId": slot.model.model_id }));
-        let started = Record::SessionStarted { planner: "builtin", manifest_hash, manifest, details };
-        events::write(&mut *log, SESSION, started)?;
+    let (capabilities, lwir) = (&capabilities, &lwir);
+    let model_id = slot.model.model_id.clone();
+    let max_turns = request.harness.max_turns;
+    let build = Box::new(|files: &SessionFiles| {
+        write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
+        let spec = SessionSpec {
+            role: ROLE,
+            cycle: SESSION.cycle,
+            model: model_id,
+            system: fix_system(request.step, &step, capabilities, files),
+            task: fix_task(request.step, &step, capabilities, &error_text, error_cut),
+            max_turns,
+            max_attempts: step.max_attempts,
+        };
+        let toolbox: Box<dyn Toolbox> =
+            Box::new(FixToolbox { sandbox: files.sandbox.clone(), capabilities, lwir, step_index: step.index });
+        Ok((spec, toolbox))
+    });
+    let refused =
+        |arguments: &Value| repaired(capabilities, lwir, step.index, arguments).ok().map(|(_, v)| Located::from(v));
+    let submitted = runner::run(&mut *log, setup, observer, build, &refused)?;
+    let runner::Submitted { turn, call_id, arguments, attempts, stats } = submitted;
+    let (repaired, validation) = repaired(capabilities, lwir, step.index, &arguments)
+        .map_err(|_| Failure::Tool(format!("the accepted submission {call_id} of run `{run_id}` holds no files")))?;
+    if validation.blocking() {
+        return Err(Failure::Blocked(vec![Located::from(validation)]));
     }
+    let fixed_source = repaired["steps"][step.index]["with"]["files"].clone();
+    let version_hash = hash(&repaired);
+    if History::of(log.events(), ROLE, SESSION.cycle).completed.is_none() {
+        let mut details = Map::new();
+        details.insert("turns".into(), json!(turn));
+        details.insert("attempts".into(), json!(attempts));
+        details.insert("callId".into(), json!(call_id));
+        details.insert("fixedSource".into(), fixed_source.clone());
+        details.insert("lwirHash".into(), json!(version_hash));
+        events::write(&mut *log, SESSION, Record::SessionCompleted { details })?;
+    }
+    Ok(FixReport {
+        lwir_text: validation.text.to_string(),
+        fixed_source,
+        version_id: format!("wfver_{}", little_hashing::short_id(&version_hash)),
+        version_hash,
+        session: stats,
+    })
+}
 
+/// The fixer's system prompt: the step's own `system`, then how the session works.
+fn fix_system(step_id: &str, step: &FailedStep, capabilities: &Capabilities, files: &SessionFiles) -> String {
     let mut system = String::new();
     if !step.fixer_system.is_empty() {
         system.push_str(&step.fixer_system);
@@ -151,86 +187,28 @@ Tools:
 - `bash` runs one command in `{scratch}` (no network). Reproduce the failure, fix it, and test the fix there.
 - `submit_fix` submits the repaired files of the step as `{{\"files\": {{\"NAME\": \"content\", ...}}}}`: every file of the step, the entrypoint among them. If the repaired step does not pass the workflow's checks you get the findings; at most {max} submissions may be refused.
 ",
-        step = request.step,
+        step = step_id,
         id = capabilities.definition.id,
         scratch = files.workdir.display(),
         max = step.max_attempts,
     ));
-    prompt::push_shared(&mut system, &capabilities, &capabilities.definition.worker_skills, &files);
+    prompt::push_shared(&mut system, capabilities, &capabilities.definition.worker_skills, files);
+    system
+}
+
+/// The fixer's task: the step's files, its entrypoint, the error and the output schema.
+fn fix_task(step_id: &str, step: &FailedStep, capabilities: &Capabilities, error: &str, error_cut: bool) -> String {
     let task = json!({
         "kind": "fix_step",
         "workflowId": capabilities.definition.id,
-        "stepId": request.step,
+        "stepId": step_id,
         "entrypoint": step.entrypoint,
         "files": step.files.iter().map(|(name, file)| (name.clone(), file["content"].clone())).collect::<Map<_, _>>(),
-        "error": error_text,
+        "error": error,
         "errorTruncated": error_cut,
         "outputSchema": step.output_schema,
     });
-    let spec = SessionSpec {
-        role: ROLE,
-        cycle: 1,
-        model: slot.model.model_id.clone(),
-        system,
-        task: serde_json::to_string_pretty(&task).expect("JSON values serialize"),
-        max_turns: request.harness.max_turns,
-        max_attempts: step.max_attempts,
-    };
-    let mut toolbox =
-        FixToolbox { sandbox: files.sandbox.clone(), capabilities: &capabilities, lwir: &lwir, step_index: step.index };
-    let (end, stats) = match session::run(&mut *log, &spec, &files, client.as_ref(), &mut toolbox, observer) {
-        Ok(ended) => ended,
-        // A divergence is recorded, so that `little events` shows why the run stopped.
-        Err(failure) if failure.has_code(little_diagnostics::Code::PipelineReplayDivergence) => {
-            return Err(crate::plan::run_failed(&mut *log, SESSION, "replay_divergence", failure));
-        }
-        Err(failure) => return Err(failure),
-    };
-    match end {
-        SessionEnd::Submitted { turn, call_id, arguments, attempts } => {
-            let (repaired, validation) = toolbox.repaired(&arguments).map_err(|_| {
-                Failure::Tool(format!("the accepted submission {call_id} of run `{run_id}` holds no files"))
-            })?;
-            if validation.blocking() {
-                return Err(Failure::Blocked(vec![Located::from(validation)]));
-            }
-            let fixed_source = repaired["steps"][step.index]["with"]["files"].clone();
-            let version_hash = hash(&repaired);
-            if history.completed.is_none() {
-                let mut details = Map::new();
-                details.insert("turns".into(), json!(turn));
-                details.insert("attempts".into(), json!(attempts));
-                details.insert("callId".into(), json!(call_id));
-                details.insert("fixedSource".into(), fixed_source.clone());
-                details.insert("lwirHash".into(), json!(version_hash));
-                events::write(&mut *log, SESSION, Record::SessionCompleted { details })?;
-            }
-            Ok(FixReport {
-                lwir_text: validation.text.to_string(),
-                fixed_source,
-                version_id: format!("wfver_{}", little_hashing::short_id(&version_hash)),
-                version_hash,
-                session: stats,
-            })
-        }
-        SessionEnd::Failed { reason, last_refused } => {
-            if !log
-                .events()
-                .iter()
-                .any(|e| e.known() == Some(Kind::RunFailed) && e.str("causeCode") == Some("fixer_session_failed"))
-            {
-                let failed = Record::RunFailed { cause: "fixer_session_failed", message: reason.clone() };
-                events::write(&mut *log, SESSION, failed)?;
-            }
-            let located = last_refused
-                .and_then(|arguments| toolbox.repaired(&arguments).ok())
-                .map(|(_, validation)| Located::from(validation))
-                .into_iter()
-                .collect();
-            let reason = format!("the fixer session failed: {reason}{}", stats.replay_note());
-            Err(Failure::Failed { reason, located })
-        }
-    }
+    serde_json::to_string_pretty(&task).expect("JSON values serialize")
 }
 
 /// The step of a valid LWIR that `little fix` repairs.
@@ -305,31 +283,34 @@ struct FixToolbox<'a> {
     step_index: usize,
 }
 
-impl FixToolbox<'_> {
-    /// The LWIR with the step's files replaced by a `submit_fix` call's, and its validation.
-    fn repaired(&self, arguments: &Value) -> Result<(Value, Validation), ToolOutcome> {
-        let Some(Value::Object(files)) = arguments.get("files") else {
-            return Err(tool_error("`submit_fix` takes `{\"files\": {\"NAME\": \"content\", …}}`: `files` is missing"));
+/// The LWIR with the step's files replaced by a `submit_fix` call's, and its validation.
+fn repaired(
+    capabilities: &Capabilities,
+    lwir: &Value,
+    step_index: usize,
+    arguments: &Value,
+) -> Result<(Value, Validation), ToolOutcome> {
+    let Some(Value::Object(files)) = arguments.get("files") else {
+        return Err(tool_error("`submit_fix` takes `{\"files\": {\"NAME\": \"content\", …}}`: `files` is missing"));
+    };
+    let mut replaced = Map::new();
+    for (name, content) in files {
+        // A file given as `{ content }` (the LWIR's own shape) is read too.
+        let content = content.get("content").unwrap_or(content);
+        let entry = match content {
+            Value::String(text) => {
+                json!({ "content": text, "sha256": little_hashing::sha256_identity(text.as_bytes()) })
+            }
+            // Not text: kept as given, so that the LWIR checks name it.
+            other => json!({ "content": other }),
         };
-        let mut replaced = Map::new();
-        for (name, content) in files {
-            // A file given as `{ content }` (the LWIR's own shape) is read too.
-            let content = content.get("content").unwrap_or(content);
-            let entry = match content {
-                Value::String(text) => {
-                    json!({ "content": text, "sha256": little_hashing::sha256_identity(text.as_bytes()) })
-                }
-                // Not text: kept as given, so that the LWIR checks name it.
-                other => json!({ "content": other }),
-            };
-            replaced.insert(name.clone(), entry);
-        }
-        let mut lwir = self.lwir.clone();
-        lwir["steps"][self.step_index]["with"]["files"] = Value::Object(replaced);
-        let text = serde_json::to_string_pretty(&lwir).expect("JSON values serialize");
-        let validation = validate(self.capabilities, "repaired LWIR", text.as_bytes());
-        Ok((lwir, validation))
+        replaced.insert(name.clone(), entry);
     }
+    let mut lwir = lwir.clone();
+    lwir["steps"][step_index]["with"]["files"] = Value::Object(replaced);
+    let text = serde_json::to_string_pretty(&lwir).expect("JSON values serialize");
+    let validation = validate(capabilities, "repaired LWIR", text.as_bytes());
+    Ok((lwir, validation))
 }
 
 impl Toolbox for FixToolbox<'_> {
@@ -355,7 +336,7 @@ impl Toolbox for FixToolbox<'_> {
     fn run(&mut self, tool: &str, arguments: &Value, _observer: &mut dyn Observer) -> ToolOutcome {
         match tool {
             "bash" => run_bash(&self.sandbox, arguments),
-            "submit_fix" => match self.repaired(arguments) {
+            "submit_fix" => match repaired(self.capabilities, self.lwir, self.step_index, arguments) {
                 Ok((_, validation)) => ToolOutcome::Succeeded(json!({
                     "valid": !validation.blocking(),
                     "findings": validation.findings_json(),

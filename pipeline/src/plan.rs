@@ -22,11 +22,10 @@ use serde_json::{Map, Value, json};
 use crate::capabilities::{Capabilities, hash, manifest_diff};
 use crate::documents::{LoadedDefinition, load_definition, load_input, missing_tools};
 use crate::events::{self, Event, EventLog, Kind, Record, Session, SessionOf};
-use crate::harness::filesystem::{self, check_component};
-use crate::harness::replay::History;
-use crate::harness::session::{self, SessionEnd, SessionSpec, SessionStats};
+use crate::harness::filesystem::{SessionFiles, check_component};
+use crate::harness::session::{SessionSpec, SessionStats, Toolbox};
 use crate::harness::tools::{PlanToolbox, validate_submission};
-use crate::harness::{HarnessOptions, Observer, prompt, tracked};
+use crate::harness::{HarnessOptions, Observer, prompt, runner};
 use crate::outer_loop::{OuterLoop, cycle_of, load_outer_loop};
 use crate::register::{Registration, Validation, register};
 use crate::{Failure, Located, Store, external};
@@ -156,11 +155,14 @@ pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<Pl
     match &request.planner {
         Planner::Harness(options) => {
             let run = HarnessRun { request, options, capabilities: &capabilities, cycle, input: &input.value };
-            run.plan(&mut *log, started.is_some(), &input_hash, outer_loop.as_ref(), observer)
+            run.plan(&mut *log, &input_hash, outer_loop.as_ref(), observer)
         }
         Planner::External { command, timeout } => {
             if started.is_none() {
-                append_started(&mut *log, cycle, &capabilities, &input_hash, "external", Map::new())?;
+                let mut details = Map::new();
+                details.insert("inputHash".into(), json!(input_hash));
+                let started = started_record(&capabilities, "external", details);
+                events::write(&mut *log, Session { role: ROLE, cycle }, started)?;
             }
             let completed = log
                 .events()
@@ -220,89 +222,65 @@ impl HarnessRun<'_> {
     fn plan(
         &self,
         log: &mut EventLog,
-        started: bool,
         input_hash: &str,
         outer_loop: Option<&OuterLoop>,
         observer: &mut dyn Observer,
     ) -> Result<PlanReport, Failure> {
         let definition = &self.capabilities.definition;
-        let history = History::of(log.events(), ROLE, self.cycle);
-        // A finished session needs neither a provider nor a sandbox: it replays from the log.
-        let client = if history.finished() {
-            None
-        } else {
-            Some(self.options.client(&definition.planner.model.provider_id).map_err(Failure::Tool)?)
-        };
-        let memory_root = tracked::memory_root(log, self.options, definition).map_err(Failure::Tool)?;
-        let files = filesystem::prepare(
-            filesystem::scratch_dir(&log.run_dir(), self.cycle),
-            &memory_root,
-            self.options,
+        let model =
+            json!({ "providerId": definition.planner.model.provider_id, "modelId": definition.planner.model.model_id });
+        let mut details = Map::new();
+        details.insert("inputHash".into(), json!(input_hash));
+        details.insert("model".into(), model);
+        let setup = runner::Setup {
+            session: Session { role: ROLE, cycle: self.cycle },
+            options: self.options,
             definition,
-            &definition.planner.skills,
-        )
-        .map_err(Failure::Tool)?;
-        if !started {
-            let model = json!({ "providerId": definition.planner.model.provider_id, "modelId": definition.planner.model.model_id });
-            let mut extra = Map::new();
-            extra.insert("model".into(), model);
-            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", extra)?;
-        }
-        let spec = SessionSpec {
-            role: ROLE,
-            cycle: self.cycle,
-            model: definition.planner.model.model_id.clone(),
-            system: prompt::plan_system(self.capabilities, &files),
-            task: prompt::plan_task(self.capabilities, self.input, outer_loop),
-            max_turns: self.options.max_turns,
-            max_attempts: self.request.max_attempts,
+            skills: &definition.planner.skills,
+            provider_id: &definition.planner.model.provider_id,
+            started: started_record(self.capabilities, "builtin", details),
+            failed_cause: "planner_session_failed",
+            name: "the planner session",
         };
-        let mut toolbox = PlanToolbox { sandbox: files.sandbox.clone(), capabilities: self.capabilities };
-        let (end, stats) = match session::run(log, &spec, &files, client.as_ref(), &mut toolbox, observer) {
-            Ok(ended) => ended,
-            // A divergence is recorded, so that `little events` shows why the run stopped.
-            Err(failure) if failure.has_code(Code::PipelineReplayDivergence) => {
-                return Err(run_failed(log, Session { role: ROLE, cycle: self.cycle }, "replay_divergence", failure));
-            }
-            Err(failure) => return Err(failure),
-        };
-        match end {
-            SessionEnd::Submitted { turn, call_id, arguments, attempts } => {
-                let validation = validate_submission(self.capabilities, &call_id, &arguments).ok_or_else(|| {
-                    Failure::Tool(format!("the accepted submission {call_id} of run `{}` holds no LWIR", log.run_id()))
-                })?;
-                let mut extra = Map::new();
-                extra.insert("turns".into(), json!(turn));
-                extra.insert("attempts".into(), json!(attempts));
-                extra.insert("callId".into(), json!(call_id));
-                let registration = finish(log, self.capabilities, self.cycle, &validation, extra)?;
-                Ok(PlanReport {
-                    registration,
-                    planner_runs: 0,
-                    replayed_attempts: 0,
-                    attempt: u64::from(attempts),
-                    session: stats,
-                })
-            }
-            SessionEnd::Failed { reason, last_refused } => {
-                let recorded = log.events().iter().any(|e| {
-                    e.known() == Some(Kind::RunFailed)
-                        && e.cycle() == self.cycle
-                        && e.str("causeCode") == Some("planner_session_failed")
-                });
-                if !recorded {
-                    let failed = Record::RunFailed { cause: "planner_session_failed", message: reason.clone() };
-                    events::write(log, Session { role: ROLE, cycle: self.cycle }, failed)?;
-                }
-                let located = last_refused
-                    .and_then(|arguments| validate_submission(self.capabilities, "last", &arguments))
-                    .map(Located::from)
-                    .into_iter()
-                    .collect();
-                let reason = format!("the planner session failed: {reason}{}", stats.replay_note());
-                Err(Failure::Failed { reason, located })
-            }
-        }
+        let capabilities = self.capabilities;
+        let (max_turns, max_attempts) = (self.options.max_turns, self.request.max_attempts);
+        let task = prompt::plan_task(capabilities, self.input, outer_loop);
+        let cycle = self.cycle;
+        let build = Box::new(move |files: &SessionFiles| {
+            let spec = SessionSpec {
+                role: ROLE,
+                cycle,
+                model: definition.planner.model.model_id.clone(),
+                system: prompt::plan_system(capabilities, files),
+                task,
+                max_turns,
+                max_attempts,
+            };
+            let toolbox: Box<dyn Toolbox> = Box::new(PlanToolbox { sandbox: files.sandbox.clone(), capabilities });
+            Ok((spec, toolbox))
+        });
+        let refused = |arguments: &Value| validate_submission(capabilities, "last", arguments).map(Located::from);
+        let submitted = runner::run(log, setup, observer, build, &refused)?;
+        let validation =
+            validate_submission(self.capabilities, &submitted.call_id, &submitted.arguments).ok_or_else(|| {
+                Failure::Tool(format!(
+                    "the accepted submission {} of run `{}` holds no LWIR",
+                    submitted.call_id,
+                    log.run_id()
+                ))
+            })?;
+        let mut extra = Map::new();
+        extra.insert("turns".into(), json!(submitted.turn));
+        extra.insert("attempts".into(), json!(submitted.attempts));
+        extra.insert("callId".into(), json!(submitted.call_id));
+        let registration = finish(log, self.capabilities, self.cycle, &validation, extra)?;
+        Ok(PlanReport {
+            registration,
+            planner_runs: 0,
+            replayed_attempts: 0,
+            attempt: u64::from(submitted.attempts),
+            session: submitted.stats,
+        })
     }
 }
 
@@ -330,24 +308,13 @@ pub(crate) fn open_log(
 }
 
 /// `harness.session.started` of a plan session, with what resuming it checks.
-fn append_started(
-    log: &mut EventLog,
-    cycle: u64,
-    capabilities: &Capabilities,
-    input_hash: &str,
-    planner: &'static str,
-    extra: Map<String, Value>,
-) -> Result<(), Failure> {
-    let mut details = Map::new();
-    details.insert("inputHash".into(), json!(input_hash));
-    details.extend(extra);
-    let started = Record::SessionStarted {
+fn started_record(capabilities: &Capabilities, planner: &'static str, details: Map<String, Value>) -> Record {
+    Record::SessionStarted {
         planner,
         manifest_hash: capabilities.manifest_hash.clone(),
         manifest: capabilities.manifest.clone(),
         details,
-    };
-    events::write(log, Session { role: ROLE, cycle }, started)
+    }
 }
 
 /// Appends `RunFailed` for a failure before or around the session, and passes the failure on.

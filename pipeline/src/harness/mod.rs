@@ -10,6 +10,7 @@
 //! replay is a pure function of the log, and a crash costs at most the call in flight.
 //!
 //! - [`session`]: the loop, shared by plan and fix sessions;
+//! - [`runner`]: a session from its log to its end: client, files, start, failure;
 //! - [`tools`]: `bash`, `validate_lwir`, `submit_lwir`, `submit_fix`;
 //! - [`prompt`]: the system prompt, the tool descriptors and the task message;
 //! - [`filesystem`]: scratch, memory stores and skills, and the sandbox that sees them;
@@ -21,6 +22,7 @@ pub mod filesystem;
 pub mod observer;
 pub mod prompt;
 pub mod replay;
+pub mod runner;
 pub mod session;
 pub mod tools;
 pub mod tracked;
