@@ -578,6 +578,39 @@ mod tests {
     }
 
     #[test]
+    fn v2_takes_the_nearest_ancestor_whose_children_get_both_controllers() {
+        let top = std::env::temp_dir().join(format!("little-cgroup-v2-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&top);
+        fs::create_dir_all(top.join("a/b/c")).unwrap();
+        let mountinfo = format!("41 25 0:36 / {} rw - cgroup2 cgroup2 rw\n", top.display());
+        let own = "0::/a/b/c\n";
+        // Nothing delegated: no parent.
+        assert_eq!(v2_parent(&mountinfo, own), None);
+        fs::write(top.join("cgroup.subtree_control"), "cpu memory pids").unwrap();
+        fs::write(top.join("a/cgroup.subtree_control"), "memory").unwrap();
+        // Its own cgroup holds a process, so it cannot serve even with the controllers.
+        fs::write(top.join("a/b/c/cgroup.subtree_control"), "memory pids").unwrap();
+        assert_eq!(v2_parent(&mountinfo, own), Some(CgroupParent { dir: top.clone(), v2: true }));
+        fs::write(top.join("a/b/cgroup.subtree_control"), "pids memory").unwrap();
+        assert_eq!(v2_parent(&mountinfo, own), Some(CgroupParent { dir: top.join("a/b"), v2: true }));
+        // At the root of the hierarchy, its own cgroup may serve.
+        assert_eq!(v2_parent(&mountinfo, "0::/\n"), Some(CgroupParent { dir: top.clone(), v2: true }));
+        fs::remove_dir_all(&top).unwrap();
+    }
+
+    #[test]
+    fn v1_takes_its_own_cgroup_of_the_controllers_hierarchy() {
+        let top = std::env::temp_dir().join(format!("little-cgroup-v1-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&top);
+        fs::create_dir_all(top.join("pids/x")).unwrap();
+        let mountinfo = format!("40 25 0:35 / {}/pids rw - cgroup cgroup rw,pids\n", top.display());
+        let own = "8:pids:/x\n4:memory:/y\n0::/\n";
+        assert_eq!(v1_parent(&mountinfo, own, "pids"), Some(CgroupParent { dir: top.join("pids/x"), v2: false }));
+        assert_eq!(v1_parent(&mountinfo, own, "memory"), None);
+        fs::remove_dir_all(&top).unwrap();
+    }
+
+    #[test]
     fn sizes() {
         assert_eq!(parse_size("256MiB"), Some(256 * MIB));
         assert_eq!(parse_size("1G"), Some(GIB));
