@@ -125,6 +125,9 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     )
     .map_err(Failure::Tool)?;
     write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
+    if client.is_some() {
+        files.note_unenforced(observer);
+    }
     if history.started.is_none() {
         log.append(
             events::SESSION_STARTED,
@@ -137,6 +140,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
                 "manifestHash": manifest_hash,
                 "manifest": manifest,
                 "model": { "providerId": slot.model.provider_id, "modelId": slot.model.model_id },
+                "unenforcedBounds": files.unenforced_bounds(),
             }),
         )
         .map_err(Failure::Tool)?;

@@ -247,9 +247,13 @@ impl HarnessRun<'_> {
             &definition.planner.skills,
         )
         .map_err(Failure::Tool)?;
+        if client.is_some() {
+            files.note_unenforced(observer);
+        }
         if !started {
             let model = json!({ "providerId": definition.planner.model.provider_id, "modelId": definition.planner.model.model_id });
-            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", json!({ "model": model }))?;
+            let extra = json!({ "model": model, "unenforcedBounds": files.unenforced_bounds() });
+            append_started(log, self.cycle, self.capabilities, input_hash, "builtin", extra)?;
         }
         let spec = SessionSpec {
             role: ROLE,

@@ -538,24 +538,6 @@ pub(crate) fn hit_by_exit(exit_code: i32, stderr: &str, memory_rlimit: bool, npr
     None
 }
 
-/// Reads a size: a number of bytes, or one with a unit `KiB`, `MiB`, `GiB` (also `K`, `M`,
-/// `G`, `KB`, `MB`, `GB`, all powers of 1024), e.g. `256MiB`, `1G`.
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (number, unit) = text.split_at(end);
-    let number: u64 = number.parse().ok()?;
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return None,
-    };
-    number.checked_mul(scale)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -608,19 +590,6 @@ mod tests {
         assert_eq!(v1_parent(&mountinfo, own, "pids"), Some(CgroupParent { dir: top.join("pids/x"), v2: false }));
         assert_eq!(v1_parent(&mountinfo, own, "memory"), None);
         fs::remove_dir_all(&top).unwrap();
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("256MiB"), Some(256 * MIB));
-        assert_eq!(parse_size("1G"), Some(GIB));
-        assert_eq!(parse_size("1 GiB"), Some(GIB));
-        assert_eq!(parse_size("4096"), Some(4096));
-        assert_eq!(parse_size("12k"), Some(12 * 1024));
-        assert_eq!(parse_size("-1"), None);
-        assert_eq!(parse_size("1.5G"), None);
-        assert_eq!(parse_size("lots"), None);
-        assert_eq!(parse_size("99999999999T"), None);
     }
 
     #[test]
