@@ -90,6 +90,27 @@ pub struct HarnessArgs {
     /// Time limit of one bash call; past it the call's processes are killed (exit code 124).
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     tool_timeout: Duration,
+    /// Memory of one bash call's processes together (e.g. `512MiB`, `2G`; default 1GiB, or
+    /// `memory` of `[sandbox]` in little.toml).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
+    /// Processes and threads of one bash call at once (default 256, or `processes`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_processes: Option<u64>,
+    /// CPU time of each process of a bash call (default: `--tool-timeout`, or `cpu`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    max_cpu: Option<Duration>,
+    /// Size of one file a bash call writes (default: the scratch bound, or `file_size`).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_file_size: Option<u64>,
+    /// Size of the scratch after a bash call; the call's newest writes past it are rolled
+    /// back (default 256MiB, or `scratch`).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_scratch: Option<u64>,
+    /// Size of each read-write memory store after a bash call, likewise (default 256MiB, or
+    /// `memory_store`).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory_store: Option<u64>,
     /// Model calls a session may make.
     #[arg(long, value_name = "N", default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_turns: u32,
@@ -129,6 +150,14 @@ impl HarnessArgs {
             tool_timeout: self.tool_timeout,
             max_turns: self.max_turns,
             memory_root: Some(&self.memory_root),
+            bounds: little_provider::SandboxSettings {
+                memory: self.max_memory,
+                processes: self.max_processes,
+                cpu: self.max_cpu,
+                file_size: self.max_file_size,
+                scratch: self.max_scratch,
+                memory_store: self.max_memory_store,
+            },
         }
     }
 
@@ -215,6 +244,15 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err("the time limit must be longer than zero".to_string());
     }
     Ok(duration)
+}
+
+/// A size above zero: bytes, or with a unit (`512MiB`, `2G`, `64K`; powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    match little_provider::config::parse_size(text) {
+        Some(0) => Err("the bound must be more than zero".to_string()),
+        Some(size) => Ok(size),
+        None => Err(format!("`{text}` is not a size (e.g. 512MiB, 2G, 64K, or a number of bytes)")),
+    }
 }
 
 /// A duration that may be zero (`--lock-wait 0`: do not wait); the same forms as
@@ -525,5 +563,13 @@ mod tests {
         assert!(parse_duration("5d").is_err());
         assert_eq!(parse_duration_or_zero("0"), Ok(Duration::ZERO));
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert!(parse_size("0").unwrap_err().contains("more than zero"));
+        assert!(parse_size("big").unwrap_err().contains("is not a size"));
     }
 }

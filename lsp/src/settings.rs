@@ -153,7 +153,7 @@ impl Settings {
 }
 
 /// Top-level tables of `little.toml` that other commands read.
-const OTHER_TABLES: [&str; 1] = ["providers"];
+const OTHER_TABLES: [&str; 2] = ["providers", "sandbox"];
 
 /// How much a settings problem costs: a warning leaves everything else in force; an
 /// error means a setting the user meant is not applied.

@@ -127,6 +127,7 @@ impl RunDir {
             tool_timeout: Duration::from_secs(30),
             max_turns: 40,
             memory_root: Some(&memory),
+            bounds: Default::default(),
         };
         let request = PlanRequest {
             definition: &definition,

@@ -52,8 +52,18 @@ impl Describer {
                     None if event.role() == "fixer" => format!("built-in harness{model}, step {}", text("step")),
                     None => "external".to_string(),
                 };
+                let unenforced: Vec<&str> = p
+                    .get("unenforcedBounds")
+                    .and_then(Value::as_array)
+                    .map(|bounds| bounds.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let unenforced = if unenforced.is_empty() {
+                    String::new()
+                } else {
+                    format!(", bounds not held here: {}", unenforced.join(", "))
+                };
                 format!(
-                    "{} ({planner}), cycle {}, manifest {}",
+                    "{} ({planner}), cycle {}, manifest {}{unenforced}",
                     event.role(),
                     event.cycle(),
                     short(text("manifestHash"))
@@ -163,8 +173,9 @@ fn short(hash: &str) -> &str {
     hash.get(..end).unwrap_or(hash)
 }
 
-/// How a tool call ended, in a few words: `exit 0`, `valid`, `refused: CODES`, `done`, or
-/// `error: MESSAGE` (its first line, at most `width` characters).
+/// How a tool call ended, in a few words: `exit 0` (with `, limit BOUND` when a bash call
+/// hit a bound), `valid`, `refused: CODES`, `done`, or `error: MESSAGE` (its first line, at
+/// most `width` characters).
 pub fn tool_outcome(outcome: Result<&Value, &Value>, width: usize) -> String {
     match outcome {
         Err(error) => {
@@ -172,7 +183,10 @@ pub fn tool_outcome(outcome: Result<&Value, &Value>, width: usize) -> String {
         }
         Ok(result) => {
             match (result.get("exitCode").and_then(Value::as_i64), result.get("valid").and_then(Value::as_bool)) {
-                (Some(code), _) => format!("exit {code}"),
+                (Some(code), _) => match result.get("limit").and_then(Value::as_str) {
+                    Some(limit) => format!("exit {code}, limit {limit}"),
+                    None => format!("exit {code}"),
+                },
                 (None, Some(true)) => "valid".to_string(),
                 (None, Some(false)) => format!("refused: {}", finding_codes(result).join(", ")),
                 (None, None) => "done".to_string(),
@@ -241,6 +255,30 @@ mod tests {
         assert_eq!(
             d.tally("r"),
             Some(Tally { model_calls: 1, prompt_tokens: 900, completion_tokens: 40, tool_calls: 2 })
+        );
+    }
+
+    #[test]
+    fn a_bound_hit_and_bounds_not_held_are_shown() {
+        let mut d = Describer::default();
+        let started = event(
+            1,
+            events::SESSION_STARTED,
+            json!({"role": "planner", "planner": "builtin", "manifestHash": "sha256:0123456789abcdef", "unenforcedBounds": ["memory", "processes"]}),
+        );
+        assert_eq!(
+            d.describe(&started),
+            "harness.session.started      planner (built-in harness), cycle 1, manifest sha256:0123456789ab, bounds not held here: memory, processes"
+        );
+        d.describe(&event(2, events::TOOL_STARTED, json!({"turn": 1, "callId": "1.1", "tool": "bash", "arguments": {"command": "head -c 4G /dev/zero | tail"}})));
+        let ended = event(
+            3,
+            events::TOOL_SUCCEEDED,
+            json!({"callId": "1.1", "tool": "bash", "result": {"exitCode": 137, "limit": "memory"}, "durationMs": 900}),
+        );
+        assert_eq!(
+            d.describe(&ended),
+            "harness.tool_call.succeeded  1.1 bash $ head -c 4G /dev/zero | tail: exit 137, limit memory, 900 ms"
         );
     }
 

@@ -1,4 +1,5 @@
-//! The `[providers.*]` tables of `little.toml`, read with every error as one `FILE:LINE:COL: message` line.
+//! The `[providers.*]` tables and the `[sandbox]` table of `little.toml`, read with every
+//! error as one `FILE:LINE:COL: message` line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -43,11 +44,48 @@ impl ProviderConfig {
     }
 }
 
-/// The providers of one `little.toml`. Other top-level tables belong to other settings and are ignored.
+/// The keys of `[sandbox]`, each a bound of one bash call.
+const SANDBOX_KEYS: [&str; 6] = ["memory", "processes", "cpu", "file_size", "scratch", "memory_store"];
+
+/// The `[sandbox]` table: the bounds of each bash call the harness runs. An absent key
+/// leaves the bound to the command line or to its default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Bytes of memory of a call's processes together (`memory = "1GiB"`).
+    pub memory: Option<u64>,
+    /// Processes and threads (`processes = 256`).
+    pub processes: Option<u64>,
+    /// CPU time (`cpu = "60s"`).
+    pub cpu: Option<Duration>,
+    /// Bytes of one file (`file_size = "256MiB"`).
+    pub file_size: Option<u64>,
+    /// Bytes of the scratch after a call (`scratch = "256MiB"`).
+    pub scratch: Option<u64>,
+    /// Bytes of each read-write memory store after a call (`memory_store = "256MiB"`).
+    pub memory_store: Option<u64>,
+}
+
+impl SandboxSettings {
+    /// Each bound of `self`, else that of `other`.
+    pub fn or(self, other: SandboxSettings) -> SandboxSettings {
+        SandboxSettings {
+            memory: self.memory.or(other.memory),
+            processes: self.processes.or(other.processes),
+            cpu: self.cpu.or(other.cpu),
+            file_size: self.file_size.or(other.file_size),
+            scratch: self.scratch.or(other.scratch),
+            memory_store: self.memory_store.or(other.memory_store),
+        }
+    }
+}
+
+/// The providers and the sandbox bounds of one `little.toml`. Other top-level tables belong
+/// to other settings and are ignored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub path: PathBuf,
     pub providers: BTreeMap<String, ProviderConfig>,
+    pub sandbox: SandboxSettings,
 }
 
 impl Config {
@@ -68,8 +106,12 @@ impl Config {
             at(e.span().unwrap_or(0..0), &message)
         })?;
         let mut providers = BTreeMap::new();
+        let sandbox = match document.get_ref().get_key_value("sandbox") {
+            Some((key, value)) => read_sandbox(key, value).map_err(|(span, message)| at(span, &message))?,
+            None => SandboxSettings::default(),
+        };
         let Some((providers_key, providers_value)) = document.get_ref().get_key_value("providers") else {
-            return Ok(Config { path: path.to_path_buf(), providers });
+            return Ok(Config { path: path.to_path_buf(), providers, sandbox });
         };
         let DeValue::Table(tables) = providers_value.get_ref() else {
             return Err(at(
@@ -84,7 +126,7 @@ impl Config {
             let provider = read_provider(id, table).map_err(|(span, message)| at(span, &message))?;
             providers.insert(provider.id.clone(), provider);
         }
-        Ok(Config { path: path.to_path_buf(), providers })
+        Ok(Config { path: path.to_path_buf(), providers, sandbox })
     }
 
     /// The nearest `little.toml` from `start` (a folder or a file in it) upwards; `Ok(None)` when there is none.
@@ -199,11 +241,100 @@ fn read_provider(
     Ok(provider)
 }
 
+fn read_sandbox(
+    key: &Spanned<std::borrow::Cow<'_, str>>,
+    table: &Spanned<DeValue<'_>>,
+) -> Result<SandboxSettings, SpannedError> {
+    let DeValue::Table(fields) = table.get_ref() else {
+        return Err((
+            key.span(),
+            format!(
+                "`sandbox` must be a table of bounds such as [sandbox] memory = \"1GiB\", not {}",
+                a_type(table.get_ref())
+            ),
+        ));
+    };
+    let mut settings = SandboxSettings::default();
+    for (key, value) in fields {
+        let name = key.get_ref().as_ref();
+        match name {
+            "memory" => settings.memory = Some(read_size(name, value)?),
+            "file_size" => settings.file_size = Some(read_size(name, value)?),
+            "scratch" => settings.scratch = Some(read_size(name, value)?),
+            "memory_store" => settings.memory_store = Some(read_size(name, value)?),
+            "processes" => {
+                let count = match value.get_ref() {
+                    DeValue::Integer(integer) => u64::from_str_radix(integer.as_str(), integer.radix()).ok(),
+                    _ => None,
+                };
+                match count {
+                    Some(count) if count > 0 => settings.processes = Some(count),
+                    _ => {
+                        return Err((
+                            value.span(),
+                            "`processes` must be a whole number above zero, such as 256".to_string(),
+                        ));
+                    }
+                }
+            }
+            "cpu" => settings.cpu = Some(read_duration("cpu", value)?),
+            _ => {
+                let mut message = format!("unknown key `{name}` in [sandbox]");
+                match closest(name, &SANDBOX_KEYS) {
+                    Some(close) => {
+                        let _ = write!(message, "; did you mean `{close}`?");
+                    }
+                    None => {
+                        let _ = write!(message, "; the keys are {}", SANDBOX_KEYS.join(", "));
+                    }
+                }
+                return Err((key.span(), message));
+            }
+        }
+    }
+    Ok(settings)
+}
+
+/// A size: a string such as `"256MiB"` or `"1G"`, or a whole number of bytes; above zero.
+fn read_size(name: &str, value: &Spanned<DeValue<'_>>) -> Result<u64, SpannedError> {
+    let bad = || {
+        (value.span(), format!("`{name}` must be a size above zero such as \"256MiB\", \"1GiB\" or a number of bytes"))
+    };
+    let size = match value.get_ref() {
+        DeValue::Integer(integer) => u64::from_str_radix(integer.as_str(), integer.radix()).ok(),
+        DeValue::String(text) => parse_size(text),
+        _ => None,
+    };
+    size.filter(|&size| size > 0).ok_or_else(bad)
+}
+
+/// A number of bytes, or one with a unit: `K`, `M`, `G`, `T`, also written `KiB`… or
+/// `KB`…, all powers of 1024 (`"256MiB"`, `"1G"`).
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(end);
+    let number: u64 = number.parse().ok()?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return None,
+    };
+    number.checked_mul(scale)
+}
+
 fn read_timeout(value: &Spanned<DeValue<'_>>) -> Result<Duration, SpannedError> {
+    read_duration("timeout", value)
+}
+
+fn read_duration(name: &str, value: &Spanned<DeValue<'_>>) -> Result<Duration, SpannedError> {
     let bad = |shown: &str| {
         (
             value.span(),
-            format!("bad duration {shown} for timeout: write \"500ms\", \"90s\", \"5m\" or a number of seconds"),
+            format!("bad duration {shown} for {name}: write \"500ms\", \"90s\", \"5m\" or a number of seconds"),
         )
     };
     let timeout = match value.get_ref() {
@@ -214,11 +345,11 @@ fn read_timeout(value: &Spanned<DeValue<'_>>) -> Result<Duration, SpannedError> 
         }
         DeValue::String(text) => parse_duration(text).ok_or_else(|| bad(&format!("\"{text}\"")))?,
         other => {
-            return Err((value.span(), format!("`timeout` must be a duration such as \"90s\", not {}", a_type(other))));
+            return Err((value.span(), format!("`{name}` must be a duration such as \"90s\", not {}", a_type(other))));
         }
     };
     if timeout.is_zero() {
-        return Err((value.span(), "timeout must be more than zero".to_string()));
+        return Err((value.span(), format!("{name} must be more than zero")));
     }
     Ok(timeout)
 }
@@ -240,7 +371,11 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 }
 
 fn closest_key(unknown: &str) -> Option<&'static str> {
-    KEYS.iter()
+    closest(unknown, &KEYS)
+}
+
+fn closest(unknown: &str, keys: &[&'static str]) -> Option<&'static str> {
+    keys.iter()
         .map(|known| (edit_distance(unknown, known), *known))
         .filter(|(distance, known)| *distance <= (known.len() / 3).max(1))
         .min()
@@ -317,6 +452,58 @@ mod tests {
         assert_eq!(parse_duration("-3s"), None);
         assert_eq!(parse_duration("s"), None);
         assert_eq!(parse_duration("99999999999999999999h"), None);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256MiB"), Some(256 << 20));
+        assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("1 GiB"), Some(1 << 30));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("12k"), Some(12 << 10));
+        for bad in ["-1", "1.5G", "lots", "99999999999T", ""] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_sandbox_table_gives_bounds_and_refuses_bad_ones() {
+        let path = Path::new("little.toml");
+        let text = "[sandbox]\nmemory = \"2GiB\"\nprocesses = 64\ncpu = \"30s\"\nfile_size = 1048576\nscratch = \"1G\"\nmemory_store = \"10MiB\"\n";
+        let config = Config::parse(path, text).unwrap();
+        assert_eq!(
+            config.sandbox,
+            SandboxSettings {
+                memory: Some(2 << 30),
+                processes: Some(64),
+                cpu: Some(Duration::from_secs(30)),
+                file_size: Some(1 << 20),
+                scratch: Some(1 << 30),
+                memory_store: Some(10 << 20),
+            }
+        );
+        assert_eq!(Config::parse(path, "").unwrap().sandbox, SandboxSettings::default());
+        let cases = [
+            (
+                "[sandbox]\nmemroy = \"1G\"\n",
+                "little.toml:2:1: unknown key `memroy` in [sandbox]; did you mean `memory`?",
+            ),
+            ("[sandbox]\nmemory = \"lots\"\n", "little.toml:2:10: `memory` must be a size above zero"),
+            ("[sandbox]\nscratch = 0\n", "little.toml:2:11: `scratch` must be a size above zero"),
+            ("[sandbox]\nprocesses = -3\n", "little.toml:2:13: `processes` must be a whole number above zero"),
+            ("[sandbox]\ncpu = \"0s\"\n", "little.toml:2:7: cpu must be more than zero"),
+            ("sandbox = 3\n", "little.toml:1:1: `sandbox` must be a table of bounds"),
+        ];
+        for (text, expected) in cases {
+            let err = Config::parse(path, text).unwrap_err();
+            assert!(err.starts_with(expected), "{text:?}: {err}");
+        }
+        let flags = SandboxSettings { memory: Some(1), ..SandboxSettings::default() };
+        let file = SandboxSettings { memory: Some(2), processes: Some(3), ..SandboxSettings::default() };
+        assert_eq!(
+            flags.or(file),
+            SandboxSettings { memory: Some(1), processes: Some(3), ..SandboxSettings::default() }
+        );
     }
 
     #[test]

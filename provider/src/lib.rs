@@ -11,4 +11,4 @@ mod sse;
 pub mod testing;
 
 pub use client::{Client, Completion, MAX_RESPONSE_BYTES, Progress, ProviderError, RetryPolicy};
-pub use config::{Config, ProviderConfig};
+pub use config::{Config, ProviderConfig, SandboxSettings};

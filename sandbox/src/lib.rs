@@ -4,8 +4,9 @@
 //! [`Sandbox::run`] runs `bash -c COMMAND` and returns an [`Output`]: exit code, the first
 //! `max_output` bytes of stdout and stderr, whether it timed out. Two modes:
 //!
-//! - [`Mode::Bwrap`]: under bubblewrap, in new network, PID, IPC, UTS and mount namespaces
-//!   with every capability dropped. The command sees the system directories read-only
+//! - [`Mode::Bwrap`]: under bubblewrap, in new user, network, PID, IPC, UTS and mount
+//!   namespaces with every capability dropped, as user 1000 of its user namespace (the one
+//!   id mapped, to the caller outside, so what it writes is the caller's). The command sees the system directories read-only
 //!   (`/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`, `/etc`, `/opt`, as they exist on
 //!   the host), a fresh `/proc`, a minimal `/dev`, an empty `/tmp`, and the [`Mount`]s at
 //!   their guest paths; nothing else of the host (no home, no `/root`, no network; in `/etc`
@@ -18,17 +19,29 @@
 //! In both modes the environment is built from nothing ([`Sandbox::env`]): no variable of
 //! the calling process (API keys) reaches the command, nor any file descriptor but 0, 1, 2.
 //!
+//! In both modes every call is bounded ([`Limits`], [`limits`]): the memory of its processes
+//! together, their number, CPU time, one file's size, and after the call the size of each
+//! writable mount, whose newest writes are rolled back to the bound ([`quota`]). The bound a
+//! call hit is [`Output::limit`]; [`unenforced`] says which bounds this machine cannot hold.
+//!
 //! Requirements and limits: Linux only. bubblewrap 0.4 or newer (`--json-status-fd`, which
-//! tells a sandbox that could not be set up, an `Err`, from a command that failed). As root
-//! the command is root inside too, without capabilities: it can read root-owned files of
-//! `/etc` other than the hidden ones. On kernels older than 5.3 (no pidfd) the sandbox's PID
+//! tells a sandbox that could not be set up, an `Err`, from a command that failed). Where
+//! bubblewrap cannot make a user namespace, the command runs as the caller (root stays root,
+//! without capabilities), and [`unenforced`] says so. Run by root, the command's user is
+//! still root outside its namespace, so files root owns on the mounts are its own: the
+//! system directories are read-only, `/etc`'s secrets hidden, and `/proc/sys` and
+//! `/proc/sysrq-trigger` covered read-only for that reason. On kernels older than 5.3 (no pidfd) the sandbox's PID
 //! namespace is torn down just after a timed-out `run` returns rather than before; older
 //! than 5.11 (no `close_range`), inherited descriptors are not closed. `run` blocks the
 //! calling thread, which must live until it returns (`PR_SET_PDEATHSIG` is per thread).
 
+pub mod limits;
+pub mod quota;
 pub mod signals;
 pub mod supervise;
 
+pub use limits::{Limit, Limits, Unenforced};
+pub use quota::Rollback;
 pub use supervise::kill_registered_groups;
 
 use std::ffi::{OsStr, OsString};
@@ -68,6 +81,9 @@ pub struct Sandbox {
     pub timeout: Duration,
     /// Bytes kept of each stream (default 64 KiB).
     pub max_output: usize,
+    /// The bounds of each call ([`limits`]). The working directory's mount is the scratch;
+    /// every other writable mount is a memory store.
+    pub limits: Limits,
 }
 
 /// What a command did.
@@ -83,6 +99,12 @@ pub struct Output {
     pub truncated: bool,
     pub timed_out: bool,
     pub duration: Duration,
+    /// The bound the call hit, if any: one hit while it ran before a mount found over its
+    /// size after it.
+    pub limit: Option<Limit>,
+    /// When a writable mount held more than its bound after the call: what was rolled back
+    /// (the first such mount).
+    pub rollback: Option<Rollback>,
 }
 
 /// The default time limit of a command.
@@ -109,7 +131,14 @@ const BWRAP_SETUP_FAILED: i32 = 1;
 impl Sandbox {
     /// A sandbox with the default time limit (60 s) and output bound (64 KiB per stream).
     pub fn new(mode: Mode, mounts: Vec<Mount>, workdir: impl Into<PathBuf>) -> Sandbox {
-        Sandbox { mode, mounts, workdir: workdir.into(), timeout: DEFAULT_TIMEOUT, max_output: DEFAULT_MAX_OUTPUT }
+        Sandbox {
+            mode,
+            mounts,
+            workdir: workdir.into(),
+            timeout: DEFAULT_TIMEOUT,
+            max_output: DEFAULT_MAX_OUTPUT,
+            limits: Limits::default(),
+        }
     }
 
     /// The path a command sees for a mount: its guest path under Bwrap, its host path under None.
@@ -166,20 +195,41 @@ impl Sandbox {
         };
         let shell = find_shell()?;
         let argv = [shell.into_os_string(), "-c".into(), command.into()];
-        match self.mode {
-            Mode::None => {
-                if !workdir.is_dir() {
-                    return Err(format!(
-                        "the sandbox cannot start: the working directory `{}` is not a directory on the host",
-                        workdir.display()
-                    ));
-                }
+        if self.mode == Mode::None && !workdir.is_dir() {
+            return Err(format!(
+                "the sandbox cannot start: the working directory `{}` is not a directory on the host",
+                workdir.display()
+            ));
+        }
+        let program = match self.mode {
+            Mode::None => None,
+            Mode::Bwrap => Some(resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?),
+        };
+        // What the writable mounts held before the call, so that its writes can be told apart.
+        let quotas: Vec<(&Mount, Limit, u64, quota::Snapshot)> = self
+            .mounts
+            .iter()
+            .filter(|m| m.writable)
+            .map(|m| {
+                let (limit, bytes) = if self.workdir_mount().is_some_and(|w| std::ptr::eq(w, m)) {
+                    (Limit::Scratch, self.limits.scratch)
+                } else {
+                    (Limit::MemoryStore, self.limits.memory_store)
+                };
+                (m, limit, bytes, quota::Snapshot::take(&m.host))
+            })
+            .collect();
+        let cgroup = limits::CallCgroup::new(&self.limits)?;
+        let rlimits = limits::rlimits(&self.limits, self.timeout, cgroup.as_ref());
+        let bounds = Bounds { cgroup: cgroup.as_ref(), rlimits };
+        let mut output = match program {
+            None => {
                 let mut cmd = Command::new(&argv[0]);
                 cmd.args(&argv[1..]).env_clear().envs(self.env()).current_dir(&workdir);
-                supervise::run_supervised(cmd, None, self.timeout, self.max_output)
+                let extra = supervise::Extra { cgroup: bounds.cgroup, rlimits: Some(rlimits), ..Default::default() };
+                supervise::supervise(cmd, None, self.timeout, self.max_output, extra)?
             }
-            Mode::Bwrap => {
-                let program = resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?;
+            Some(program) => {
                 let mounts: Vec<Mount> = self
                     .mounts
                     .iter()
@@ -188,20 +238,36 @@ impl Sandbox {
                         ..m.clone()
                     })
                     .collect();
-                run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output)
+                let how = How { userns: userns_available(), bounds: Some(bounds) };
+                run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output, how)?
+            }
+        };
+        let memory_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_memory);
+        let nproc_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_processes);
+        output.limit = cgroup
+            .as_ref()
+            .and_then(limits::CallCgroup::hit)
+            .or_else(|| limits::hit_by_exit(output.exit_code, &output.stderr, memory_rlimit, nproc_rlimit));
+        // Removes the cgroup, killing whatever is left in it.
+        drop(cgroup);
+        for (mount, limit, bytes, before) in &quotas {
+            if let Some(rollback) = quota::enforce(&mount.host, *bytes, before) {
+                output.limit.get_or_insert(*limit);
+                output.rollback.get_or_insert(rollback);
             }
         }
+        Ok(output)
+    }
+
+    /// The mount that holds the working directory (the innermost one), if any.
+    fn workdir_mount(&self) -> Option<&Mount> {
+        self.mounts.iter().filter(|m| self.workdir.starts_with(&m.guest)).max_by_key(|m| m.guest.components().count())
     }
 
     /// The working directory as the command sees it: the guest path under Bwrap, the host
     /// path it maps to under None; `None` when it is inside no mount.
     fn visible_workdir(&self) -> Option<PathBuf> {
-        // The innermost mount holding the workdir.
-        let mount = self
-            .mounts
-            .iter()
-            .filter(|m| self.workdir.starts_with(&m.guest))
-            .max_by_key(|m| m.guest.components().count())?;
+        let mount = self.workdir_mount()?;
         match self.mode {
             Mode::Bwrap => Some(self.workdir.clone()),
             Mode::None => {
@@ -220,13 +286,43 @@ pub fn check_available(mode: Mode) -> Result<(), String> {
         Mode::None => Ok(()),
         Mode::Bwrap => {
             static ANSWER: OnceLock<Result<(), String>> = OnceLock::new();
-            ANSWER.get_or_init(|| check_bwrap(OsStr::new(BWRAP))).clone()
+            ANSWER
+                .get_or_init(|| {
+                    let userns = check_bwrap(OsStr::new(BWRAP))?;
+                    let _ = USERNS.set(userns);
+                    Ok(())
+                })
+                .clone()
         }
     }
 }
 
-/// [`check_available`] for `Mode::Bwrap` with the program given, not cached.
-pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<(), String> {
+/// Whether bubblewrap can make a user namespace here (set by [`check_available`]).
+static USERNS: OnceLock<bool> = OnceLock::new();
+
+fn userns_available() -> bool {
+    USERNS.get().copied().unwrap_or(true)
+}
+
+/// The bounds this machine cannot hold as stated for commands run in `mode`, in a fixed
+/// order (`memory`, `processes`, then, under bubblewrap without user namespaces, `user`);
+/// each with what holds instead. Probed once per process.
+pub fn unenforced(mode: Mode) -> Vec<Unenforced> {
+    let mut out = limits::unenforced();
+    if mode == Mode::Bwrap && check_available(Mode::Bwrap).is_ok() && !userns_available() {
+        out.push(Unenforced {
+            bound: "user",
+            reason: "bubblewrap cannot make a user namespace here: bash runs as the calling user (without \
+                     capabilities), not as an unprivileged user of its own"
+                .to_string(),
+        });
+    }
+    out
+}
+
+/// [`check_available`] for `Mode::Bwrap` with the program given, not cached: whether a
+/// sandbox with a user namespace of its own can be made (true), or only one without (false).
+pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<bool, String> {
     let program = resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?;
     let env = [
         ("PATH".to_string(), PATH.to_string()),
@@ -234,8 +330,15 @@ pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<(), String> {
         ("HOME".to_string(), "/tmp".to_string()),
     ];
     let argv = [find_shell()?.into_os_string(), "-c".into(), "true".into()];
-    let failure = match run_bwrap(&program, &[], Path::new("/tmp"), &env, &argv, PROBE_TIMEOUT, 16 * 1024) {
-        Ok(out) if out.exit_code == 0 => return Ok(()),
+    let trial = |userns: bool| {
+        let how = How { userns, bounds: None };
+        run_bwrap(&program, &[], Path::new("/tmp"), &env, &argv, PROBE_TIMEOUT, 16 * 1024, how)
+    };
+    if trial(true).is_ok_and(|out| out.exit_code == 0) {
+        return Ok(true);
+    }
+    let failure = match trial(false) {
+        Ok(out) if out.exit_code == 0 => return Ok(false),
         Ok(out) if out.timed_out => format!("a trial run took more than {} s", PROBE_TIMEOUT.as_secs()),
         Ok(out) => {
             let stderr = out.stderr.trim();
@@ -291,13 +394,22 @@ fn find_shell() -> Result<PathBuf, String> {
     Err(format!("the sandbox cannot start: neither bash nor sh is installed in {PATH}"))
 }
 
+/// The user (and group) id bash has inside a user namespace of its own.
+pub const GUEST_UID: u32 = 1000;
+
 /// The arguments of bubblewrap up to the command (without the status descriptor).
-fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)]) -> Vec<OsString> {
+fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)], userns: bool) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     macro_rules! push {
         ($($item:expr),+) => { $( args.push(AsRef::<OsStr>::as_ref(&$item).to_os_string()); )+ };
     }
     push!("--die-with-parent", "--new-session");
+    if userns {
+        // An unprivileged user of its own: root's id is not 0 inside, and what it writes
+        // to the mounts is still owned by the caller outside (the one id mapped).
+        let id = GUEST_UID.to_string();
+        push!("--unshare-user", "--uid", id, "--gid", id);
+    }
     push!("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
     // Running as root, the command would keep every capability, enough to remount the
     // read-only binds read-write (or anything else): drop them all.
@@ -323,7 +435,16 @@ fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)]) -> Vec
             push!("--tmpfs", dir, "--remount-ro", dir);
         }
     }
-    push!("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+    push!("--proc", "/proc");
+    // The command's user is the caller outside (root, when little runs as root), which the
+    // kernel lets write most of /proc/sys and /proc/sysrq-trigger without any capability:
+    // cover them read-only.
+    for file in ["/proc/sys", "/proc/sysrq-trigger"] {
+        if fs::symlink_metadata(file).is_ok() {
+            push!("--ro-bind", file, file);
+        }
+    }
+    push!("--dev", "/dev", "--tmpfs", "/tmp");
     // Outer mounts first, so a mount inside another is not hidden by it.
     let mut ordered: Vec<&Mount> = mounts.iter().collect();
     ordered.sort_by_key(|m| m.guest.components().count());
@@ -337,9 +458,22 @@ fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)]) -> Vec
     args
 }
 
+/// The bounds a call's child takes on before `exec`.
+struct Bounds<'a> {
+    cgroup: Option<&'a limits::CallCgroup>,
+    rlimits: limits::Rlimits,
+}
+
+/// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run).
+struct How<'a> {
+    userns: bool,
+    bounds: Option<Bounds<'a>>,
+}
+
 /// Runs `argv` under bubblewrap. bubblewrap reports on a status descriptor whether the
 /// command ran (`"exit-code"`); when it exits 1 without saying so, the sandbox could not be
 /// set up, and that is an `Err` with bubblewrap's message.
+#[allow(clippy::too_many_arguments)]
 fn run_bwrap(
     program: &Path,
     mounts: &[Mount],
@@ -348,16 +482,23 @@ fn run_bwrap(
     argv: &[OsString],
     timeout: Duration,
     max_output: usize,
+    how: How<'_>,
 ) -> Result<Output, String> {
     let (status_read, status_write) = status_pipe()?;
     let status_fd = status_write.as_raw_fd();
     let mut cmd = Command::new(program);
-    cmd.args(bwrap_args(mounts, workdir, env));
+    cmd.args(bwrap_args(mounts, workdir, env, how.userns));
     cmd.arg("--json-status-fd").arg(status_fd.to_string()).arg("--").args(argv);
     // bubblewrap itself gets the same bare environment (its own /proc/PID/environ is readable).
     cmd.env_clear().envs(env.iter().map(|(name, value)| (name, value)));
     let mut on_timeout = |bwrap_pid: i32| kill_namespace_init(&status_read, bwrap_pid);
-    let extra = supervise::Extra { keep_fd: Some(status_fd), on_timeout: Some(&mut on_timeout), ..Default::default() };
+    let extra = supervise::Extra {
+        keep_fd: Some(status_fd),
+        on_timeout: Some(&mut on_timeout),
+        cgroup: how.bounds.as_ref().and_then(|b| b.cgroup),
+        rlimits: how.bounds.as_ref().map(|b| b.rlimits),
+        ..Default::default()
+    };
     let output = supervise::supervise(cmd, None, timeout, max_output, extra);
     drop(status_write);
     let output = output?;
@@ -526,12 +667,14 @@ mod tests {
             Mount { host: "/h/inner".into(), guest: "/w/inner".into(), writable: false },
             Mount { host: "/h/outer".into(), guest: "/w".into(), writable: true },
         ];
-        let args: Vec<String> = bwrap_args(&mounts, Path::new("/w"), &[("HOME".into(), "/w".into())])
+        let args: Vec<String> = bwrap_args(&mounts, Path::new("/w"), &[("HOME".into(), "/w".into())], true)
             .into_iter()
             .map(|a| a.into_string().unwrap())
             .collect();
         let text = args.join(" ");
         assert!(text.contains("--cap-drop ALL"), "{text}");
+        assert!(text.contains("--unshare-user --uid 1000 --gid 1000"), "{text}");
+        assert!(text.contains("--proc /proc --ro-bind /proc/sys /proc/sys"), "{text}");
         for flag in
             ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
         {

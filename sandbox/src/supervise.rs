@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::Output;
+use crate::limits::{CallCgroup, Rlimits, apply_in_child};
 
 /// How long the pipes are still read after the command exited and its group was killed,
 /// waiting for them to close.
@@ -127,6 +128,11 @@ pub(crate) struct Extra<'a> {
     /// returns true, the child is given half of [`KILL_WAIT`] to exit by itself first (bubblewrap,
     /// once the namespace's init is killed, exits only after everything in it is gone).
     pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
+    /// The call's cgroup: the child joins it before `exec`, and what is left in it is
+    /// killed with the process group.
+    pub cgroup: Option<&'a CallCgroup>,
+    /// Resource limits the child sets before `exec`.
+    pub rlimits: Option<Rlimits>,
 }
 
 pub(crate) fn supervise(
@@ -143,11 +149,26 @@ pub(crate) fn supervise(
     // SAFETY: getpid(2) is always safe.
     let parent = unsafe { libc::getpid() };
     let keep_fd = extra.keep_fd;
+    let procs = extra.cgroup.map_or([-1; 2], CallCgroup::procs_fds);
+    let rlimits = extra.rlimits;
     // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
-    // close_range, fcntl) and allocates nothing.
+    // close_range, fcntl, write, setrlimit) and allocates nothing.
     unsafe {
-        command.pre_exec(move || prepare_child(parent, keep_fd));
+        command.pre_exec(move || {
+            prepare_child(parent, keep_fd)?;
+            match &rlimits {
+                Some(rlimits) => apply_in_child(procs, rlimits),
+                None => apply_in_child(procs, &[]),
+            }
+        });
     }
+    let cgroup = extra.cgroup;
+    let kill_all = |pid: i32| {
+        kill_group(pid);
+        if let Some(cgroup) = cgroup {
+            cgroup.kill_all();
+        }
+    };
     let mut child =
         command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
     let pid = child.id() as i32;
@@ -182,7 +203,9 @@ pub(crate) fn supervise(
             // so the id cannot name another group yet. (Reaped behind our back, the id may
             // already be another's: then nothing is killed.)
             if state == ChildState::Zombie {
-                kill_group(pid);
+                kill_all(pid);
+            } else if let Some(cgroup) = cgroup {
+                cgroup.kill_all();
             }
             unregister_group(pid);
             status = Some(reap(&mut child));
@@ -250,7 +273,7 @@ pub(crate) fn supervise(
         {
             wait_exit(pid, pidfd.as_ref(), Instant::now() + KILL_WAIT / 2);
         }
-        kill_group(pid);
+        kill_all(pid);
         drop(input);
         if wait_exit(pid, pidfd.as_ref(), until) {
             unregister_group(pid);
@@ -287,6 +310,8 @@ pub(crate) fn supervise(
         truncated: out_cut || err_cut,
         timed_out,
         duration: start.elapsed(),
+        limit: None,
+        rollback: None,
     })
 }
 

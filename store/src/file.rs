@@ -369,6 +369,9 @@ fn scan_prefix(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// How long a lock held by no writer (a forked child before its exec) may take to go.
+const MOMENT: Duration = Duration::from_millis(500);
+
 /// An advisory lock held while the file stays open: two writers of one log would number
 /// and replay events from different pictures of it. Waits up to `wait`, telling `waiting`
 /// once when it has to.
@@ -383,12 +386,15 @@ fn lock_exclusively(file: &File, wait: Duration, waiting: &mut dyn FnMut()) -> s
             return Ok(());
         }
         let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::WouldBlock || started.elapsed() >= wait {
+        // A moment's contention is waited out even when no wait was asked for: another
+        // thread of this process that forks a child holds every descriptor open in the
+        // child until its exec closes them, our log's among them.
+        if error.kind() != std::io::ErrorKind::WouldBlock || started.elapsed() >= wait.max(MOMENT) {
             return Err(error);
         }
         // A moment's contention (a process that forked while holding the log, before its
         // child's exec dropped the inherited descriptor) is not worth a message.
-        if !told && started.elapsed() >= Duration::from_millis(500) {
+        if !told && started.elapsed() >= MOMENT && wait > MOMENT {
             waiting();
             told = true;
         }

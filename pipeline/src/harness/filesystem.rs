@@ -79,6 +79,28 @@ pub struct SessionFiles {
     pub workdir: PathBuf,
     pub memory: Vec<MemoryStore>,
     pub sandbox: Sandbox,
+    /// The bounds this machine cannot hold as stated, and what holds instead.
+    pub unenforced: Vec<little_sandbox::Unenforced>,
+}
+
+impl SessionFiles {
+    /// The names of the bounds that do not hold, as `harness.session.started` records them
+    /// (`unenforcedBounds`).
+    pub fn unenforced_bounds(&self) -> Vec<&'static str> {
+        self.unenforced.iter().map(|u| u.bound).collect()
+    }
+
+    /// Tells the user, once per process, which bounds do not hold here.
+    pub fn note_unenforced(&self, observer: &mut dyn super::Observer) {
+        static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if self.unenforced.is_empty() || SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        for bound in &self.unenforced {
+            observer
+                .note(&format!("warning: the sandbox cannot hold the `{}` bound here: {}", bound.bound, bound.reason));
+        }
+    }
 }
 
 /// A name used as one path component: a run id, a workflow id, a skill or store name.
@@ -136,6 +158,7 @@ pub fn prepare(
     }
     let mut sandbox = Sandbox::new(options.sandbox, mounts, SCRATCH);
     sandbox.timeout = options.tool_timeout;
+    sandbox.limits = options.limits()?;
     let memory = stores
         .into_iter()
         .map(|(id, key, mount)| MemoryStore {
@@ -147,7 +170,8 @@ pub fn prepare(
         })
         .collect();
     let workdir = sandbox.visible(&sandbox.mounts[0]);
-    Ok(SessionFiles { scratch, workdir, memory, sandbox })
+    let unenforced = little_sandbox::unenforced(options.sandbox);
+    Ok(SessionFiles { scratch, workdir, memory, sandbox, unenforced })
 }
 
 /// A skill as the seed keeps it: frontmatter (name, description), then its body.

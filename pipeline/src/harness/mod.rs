@@ -46,6 +46,9 @@ pub struct HarnessOptions<'a> {
     /// Where memory stores live (`--memory-root`); default `.little/memory` in the
     /// working directory.
     pub memory_root: Option<&'a Path>,
+    /// Bounds of each bash call given on the command line (`--max-memory`, …); each
+    /// overrides `[sandbox]` of `little.toml`, which overrides the default.
+    pub bounds: little_provider::SandboxSettings,
 }
 
 impl Default for HarnessOptions<'_> {
@@ -56,6 +59,7 @@ impl Default for HarnessOptions<'_> {
             tool_timeout: Duration::from_secs(60),
             max_turns: 40,
             memory_root: None,
+            bounds: little_provider::SandboxSettings::default(),
         }
     }
 }
@@ -66,6 +70,29 @@ impl HarnessOptions<'_> {
     pub fn client(&self, provider_id: &str) -> Result<little_provider::Client, String> {
         little_sandbox::check_available(self.sandbox)?;
         client_for(self.config, provider_id)
+    }
+
+    /// The bounds of each bash call: the command line's, else `[sandbox]` of `little.toml`
+    /// (`--config`, else the nearest one, if any), else the defaults.
+    pub fn limits(&self) -> Result<little_sandbox::Limits, String> {
+        let config = match self.config {
+            Some(path) => Some(little_provider::Config::load(path)?),
+            None => {
+                let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+                little_provider::Config::discover(&cwd)?
+            }
+        };
+        let from_file = config.map(|c| c.sandbox).unwrap_or_default();
+        let chosen = self.bounds.or(from_file);
+        let defaults = little_sandbox::Limits::default();
+        Ok(little_sandbox::Limits {
+            memory: chosen.memory.unwrap_or(defaults.memory),
+            processes: chosen.processes.unwrap_or(defaults.processes),
+            cpu: chosen.cpu,
+            file_size: chosen.file_size,
+            scratch: chosen.scratch.unwrap_or(defaults.scratch),
+            memory_store: chosen.memory_store.unwrap_or(defaults.memory_store),
+        })
     }
 
     /// Where the memory stores live: `--memory-root`, else `.little/memory`.

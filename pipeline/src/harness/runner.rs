@@ -68,9 +68,17 @@ pub fn run(
         setup.skills,
     )
     .map_err(Failure::Tool)?;
+    if client.is_some() {
+        files.note_unenforced(observer);
+    }
     let (spec, mut toolbox) = build(&files)?;
     if history.started.is_none() {
-        events::write(log, setup.session, setup.started)?;
+        let mut started = setup.started;
+        // A bound the sandbox cannot hold here is said where the session's record begins.
+        if let Record::SessionStarted { details, .. } = &mut started {
+            details.insert("unenforcedBounds".into(), serde_json::json!(files.unenforced_bounds()));
+        }
+        events::write(log, setup.session, started)?;
     }
     let (end, stats) = match session::run(log, &spec, &files, client.as_ref(), toolbox.as_mut(), observer) {
         Ok(ended) => ended,

@@ -17,20 +17,53 @@ pub fn tool_error(message: impl Into<String>) -> ToolOutcome {
     ToolOutcome::Failed(json!({ "message": message.into() }))
 }
 
-/// Runs `bash` with `{ command }`: `{ exitCode, stdout, stderr, truncated }`.
+/// Runs `bash` with `{ command }`: `{ exitCode, stdout, stderr, truncated }`, and `limit`
+/// naming the bound the call hit when it hit one (`memory`, `processes`, `cpu`,
+/// `file_size`, `scratch`, `memory_store`). When the scratch or a store held more than its
+/// bound after the call, the call's newest writes were rolled back, and stderr ends with a
+/// line that says so.
 pub fn run_bash(sandbox: &Sandbox, arguments: &Value) -> ToolOutcome {
     let Some(command) = arguments.get("command").and_then(Value::as_str) else {
         return tool_error("`bash` takes `{\"command\": \"…\"}`: a string `command` is missing");
     };
     match sandbox.run(command) {
-        Ok(output) => ToolOutcome::Succeeded(json!({
-            "exitCode": output.exit_code,
-            "stdout": output.stdout,
-            "stderr": output.stderr,
-            "truncated": output.truncated,
-        })),
+        Ok(output) => {
+            let mut stderr = output.stderr;
+            if let (Some(limit), Some(rollback)) = (output.limit, output.rollback) {
+                if !stderr.is_empty() && !stderr.ends_with('\n') {
+                    stderr.push('\n');
+                }
+                stderr.push_str(&rollback_note(limit, &rollback));
+            }
+            let mut result = json!({
+                "exitCode": output.exit_code,
+                "stdout": output.stdout,
+                "stderr": stderr,
+                "truncated": output.truncated,
+            });
+            if let Some(limit) = output.limit {
+                result["limit"] = json!(limit.as_str());
+            }
+            ToolOutcome::Succeeded(result)
+        }
         Err(message) => tool_error(format!("bash could not start: {message}")),
     }
+}
+
+/// What the model reads of a rollback.
+fn rollback_note(limit: little_sandbox::Limit, rollback: &little_sandbox::Rollback) -> String {
+    let what = match limit {
+        little_sandbox::Limit::MemoryStore => "a memory store",
+        _ => "the scratch",
+    };
+    let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+    format!(
+        "little: {what} held {} MiB after this command, over its bound of {} MiB: the command's newest writes were \
+         cut or removed, and it holds {} MiB now\n",
+        mib(rollback.found),
+        mib(rollback.limit),
+        mib(rollback.kept)
+    )
 }
 
 /// The tools of a plan session.

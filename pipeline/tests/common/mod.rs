@@ -139,6 +139,7 @@ fi"#,
             tool_timeout: Duration::from_secs(30),
             max_turns: 10,
             memory_root: Some(memory),
+            bounds: Default::default(),
         }
     }
 

@@ -115,5 +115,24 @@ pub fn env_names(env_output: &str) -> Vec<String> {
     names
 }
 
+/// Whether calls get a cgroup here (memory or pids), which holds what leaves the group.
+pub fn has_cgroup() -> bool {
+    let how = little_sandbox::limits::enforcement();
+    how.memory.is_some() || how.processes.is_some()
+}
+
+/// Whether a test that needs what only root or cgroups give must run: in CI (`CI=true`)
+/// it must, and fails when it cannot; elsewhere it is skipped with a note.
+pub fn must_run(what: &str, available: bool) -> bool {
+    if available {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI runs as root with cgroups, but {what} is not available here");
+    }
+    eprintln!("note: skipping a test: {what} is not available here");
+    false
+}
+
 /// What bash adds by itself to the environment it was given.
 pub const BASH_OWN: [&str; 3] = ["PWD", "SHLVL", "_"];

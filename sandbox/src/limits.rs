@@ -1,0 +1,621 @@
+//! The bounds of one call: memory of its processes together, processes and threads, CPU
+//! time, one file's size, and the size of its writable mounts after it.
+//!
+//! How each bound holds depends on the machine (see [`enforcement`]):
+//!
+//! - memory and processes: a cgroup of the call's own, made for each call and removed after
+//!   it — cgroup v2 under the nearest ancestor of little's own cgroup that has the `memory`
+//!   and `pids` controllers enabled for its children and that little may write, else cgroup
+//!   v1's `memory` and `pids` hierarchies where little may write them. The command is moved
+//!   into it between fork and exec (it writes `0` to `cgroup.procs`), so everything it
+//!   starts, bubblewrap included, is counted, and whatever is left in it after the call is
+//!   killed (also what left the process group with `setsid`). Without a memory cgroup,
+//!   `RLIMIT_AS` holds each process alone to the bound, not all of them together; without a
+//!   pids cgroup, `RLIMIT_NPROC` counts every process of the calling user (so it is set to
+//!   the bound above what the user runs already), and root is exempt from it: the bound
+//!   does not hold.
+//! - CPU time and file size: `RLIMIT_CPU` and `RLIMIT_FSIZE`, set in the child before
+//!   `exec`, per process.
+//! - scratch and memory stores: measured after the call; the call's newest writes are rolled
+//!   back to the bound ([`crate::quota`]).
+//!
+//! Which bound a call hit is read from the cgroup's counters (an OOM kill, a refused fork)
+//! and, for the rlimits, from how the command ended (killed by `SIGXCPU` / `SIGXFSZ`) or
+//! what the shell printed about it (`CPU time limit exceeded`, `File too large`): a command
+//! can fake the latter, which only misleads itself.
+
+use std::ffi::CString;
+use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Mebibyte.
+pub const MIB: u64 = 1 << 20;
+/// Gibibyte.
+pub const GIB: u64 = 1 << 30;
+
+/// The bounds of a call. `cpu` and `file_size` left `None` follow the time limit and the
+/// scratch bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of memory of the call's processes together (default 1 GiB).
+    pub memory: u64,
+    /// Processes and threads at once (default 256).
+    pub processes: u64,
+    /// CPU time of each process (default: the call's time limit).
+    pub cpu: Option<Duration>,
+    /// Bytes of one file written (default: the scratch bound).
+    pub file_size: Option<u64>,
+    /// Bytes in the scratch (the working directory's mount) after a call (default 256 MiB).
+    pub scratch: u64,
+    /// Bytes in each other writable mount (a memory store) after a call (default 256 MiB).
+    pub memory_store: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { memory: GIB, processes: 256, cpu: None, file_size: None, scratch: 256 * MIB, memory_store: 256 * MIB }
+    }
+}
+
+impl Limits {
+    /// The CPU bound of a call with this time limit.
+    pub fn cpu_for(&self, timeout: Duration) -> Duration {
+        self.cpu.unwrap_or(timeout)
+    }
+
+    /// The file size bound.
+    pub fn file_size(&self) -> u64 {
+        self.file_size.unwrap_or(self.scratch)
+    }
+}
+
+/// A bound a call hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Limit {
+    Memory,
+    Processes,
+    Cpu,
+    FileSize,
+    Scratch,
+    MemoryStore,
+}
+
+impl Limit {
+    /// The name results and events use: `memory`, `processes`, `cpu`, `file_size`,
+    /// `scratch`, `memory_store`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Memory => "memory",
+            Limit::Processes => "processes",
+            Limit::Cpu => "cpu",
+            Limit::FileSize => "file_size",
+            Limit::Scratch => "scratch",
+            Limit::MemoryStore => "memory_store",
+        }
+    }
+}
+
+/// How this machine holds the two bounds that need a cgroup to hold for a call's processes
+/// together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enforcement {
+    /// Where per-call memory cgroups are made, if anywhere.
+    pub memory: Option<CgroupParent>,
+    /// Where per-call pids cgroups are made, if anywhere.
+    pub processes: Option<CgroupParent>,
+    /// Whether little runs as root (exempt from `RLIMIT_NPROC`).
+    pub root: bool,
+}
+
+/// A cgroup directory under which a call's cgroup is made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CgroupParent {
+    pub dir: PathBuf,
+    /// cgroup v2 (one directory for both controllers) or v1 (one hierarchy each).
+    pub v2: bool,
+}
+
+/// A bound this machine cannot hold as stated, and what holds instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unenforced {
+    /// `memory` or `processes`.
+    pub bound: &'static str,
+    pub reason: String,
+}
+
+/// How bounds hold here: probed once (the cgroup mounts and little's own cgroup are read,
+/// and a trial cgroup is made and removed), then kept for the life of the process.
+pub fn enforcement() -> &'static Enforcement {
+    static PROBED: OnceLock<Enforcement> = OnceLock::new();
+    PROBED.get_or_init(probe)
+}
+
+/// The bounds that do not hold as stated here, in a fixed order; empty when all hold.
+pub fn unenforced() -> Vec<Unenforced> {
+    describe_unenforced(enforcement())
+}
+
+fn describe_unenforced(how: &Enforcement) -> Vec<Unenforced> {
+    let mut out = Vec::new();
+    if how.memory.is_none() {
+        out.push(Unenforced {
+            bound: "memory",
+            reason: "no memory cgroup can be made here (cgroup v2 with the memory controller delegated, or a \
+                     writable cgroup v1 memory hierarchy): each process alone is held to it (RLIMIT_AS), not the \
+                     call's processes together"
+                .to_string(),
+        });
+    }
+    if how.processes.is_none() {
+        let reason = if how.root {
+            "no pids cgroup can be made here (cgroup v2 with the pids controller delegated, or a writable \
+             cgroup v1 pids hierarchy), and root is exempt from RLIMIT_NPROC: the number of processes is not bounded"
+        } else {
+            "no pids cgroup can be made here (cgroup v2 with the pids controller delegated, or a writable \
+             cgroup v1 pids hierarchy): RLIMIT_NPROC holds the calling user's processes to the bound above what \
+             the user already runs, counted over the whole machine"
+        };
+        out.push(Unenforced { bound: "processes", reason: reason.to_string() });
+    }
+    out
+}
+
+fn probe() -> Enforcement {
+    // SAFETY: geteuid(2) is always safe.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let mut how = Enforcement { memory: None, processes: None, root };
+    if let Some(parent) = v2_parent(&mounts, &own).filter(trial) {
+        how.memory = Some(parent.clone());
+        how.processes = Some(parent);
+        return how;
+    }
+    how.memory = v1_parent(&mounts, &own, "memory").filter(trial);
+    how.processes = v1_parent(&mounts, &own, "pids").filter(trial);
+    how
+}
+
+/// Whether a cgroup can be made (and removed) under `parent`.
+fn trial(parent: &CgroupParent) -> bool {
+    let dir = parent.dir.join(format!("little-probe-{}", std::process::id()));
+    let made = fs::create_dir(&dir).is_ok();
+    made && fs::remove_dir(&dir).is_ok()
+}
+
+/// A mount of `/proc/self/mountinfo`: its root within the hierarchy, where it is mounted,
+/// its file system type and super options.
+struct CgroupMount<'a> {
+    root: &'a str,
+    point: &'a str,
+    fstype: &'a str,
+    options: &'a str,
+}
+
+fn cgroup_mounts(mountinfo: &str) -> impl Iterator<Item = CgroupMount<'_>> {
+    mountinfo.lines().filter_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let mut fields = before.split(' ');
+        let root = fields.nth(3)?;
+        let point = fields.next()?;
+        let mut rest = after.split(' ');
+        let fstype = rest.next()?;
+        let options = rest.nth(1).unwrap_or("");
+        fstype.starts_with("cgroup").then_some(CgroupMount { root, point, fstype, options })
+    })
+}
+
+/// The directory of a cgroup `path` (as `/proc/self/cgroup` writes it) under a mount.
+fn under_mount(mount: &CgroupMount<'_>, path: &str) -> PathBuf {
+    let relative = if mount.root != "/" { path.strip_prefix(mount.root).unwrap_or(path) } else { path };
+    let mut dir = PathBuf::from(mount.point);
+    dir.extend(relative.split('/').filter(|part| !part.is_empty()));
+    dir
+}
+
+/// cgroup v2: the nearest ancestor of little's own cgroup (or the root) whose children
+/// get both the memory and pids controllers, and that can be written. Its own cgroup
+/// itself cannot serve unless it is the root: a cgroup with controllers for its children
+/// may hold no process.
+fn v2_parent(mountinfo: &str, own: &str) -> Option<CgroupParent> {
+    let mount = cgroup_mounts(mountinfo).find(|m| m.fstype == "cgroup2")?;
+    let path = own.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let mut dir = under_mount(&mount, path);
+    let top = PathBuf::from(mount.point);
+    let mut first = true;
+    loop {
+        let usable = !first || dir == top;
+        first = false;
+        if usable {
+            let controllers = fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+            let has = |name: &str| controllers.split_whitespace().any(|c| c == name);
+            if has("memory") && has("pids") && writable(&dir) {
+                return Some(CgroupParent { dir, v2: true });
+            }
+        }
+        if dir == top || !dir.pop() || !dir.starts_with(&top) {
+            return None;
+        }
+    }
+}
+
+/// cgroup v1: little's own cgroup in the hierarchy of `controller`, else the hierarchy's
+/// root, whichever can be written.
+fn v1_parent(mountinfo: &str, own: &str, controller: &str) -> Option<CgroupParent> {
+    let mount = cgroup_mounts(mountinfo)
+        .find(|m| m.fstype == "cgroup" && m.options.split(',').any(|option| option == controller))?;
+    let path = own.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, names, path) = (parts.next()?, parts.next()?, parts.next()?);
+        names.split(',').any(|name| name == controller).then_some(path)
+    })?;
+    [under_mount(&mount, path), PathBuf::from(mount.point)]
+        .into_iter()
+        .find(|dir| writable(dir))
+        .map(|dir| CgroupParent { dir, v2: false })
+}
+
+fn writable(dir: &Path) -> bool {
+    let Ok(path) = CString::new(dir.as_os_str().as_encoded_bytes()) else { return false };
+    // SAFETY: access(2) on a NUL-terminated path.
+    unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// The cgroup (or, with v1, the two cgroups) of one call, removed on drop after whatever is
+/// left in it is killed.
+pub(crate) struct CallCgroup {
+    memory: Option<PathBuf>,
+    pids: Option<PathBuf>,
+    /// `cgroup.procs` of each directory, open for the child to write `0` into.
+    procs: Vec<OwnedFd>,
+}
+
+static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+impl CallCgroup {
+    /// Makes the call's cgroup(s) with the bounds written; `Ok(None)` when this machine
+    /// has none to give.
+    pub(crate) fn new(limits: &Limits) -> Result<Option<CallCgroup>, String> {
+        let how = enforcement();
+        if how.memory.is_none() && how.processes.is_none() {
+            return Ok(None);
+        }
+        let name = format!("little-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
+        let mut call = CallCgroup { memory: None, pids: None, procs: Vec::new() };
+        let make = |parent: &CgroupParent| -> Result<PathBuf, String> {
+            let dir = parent.dir.join(&name);
+            fs::create_dir(&dir).map_err(|e| cannot(&dir, "create", &e))?;
+            Ok(dir)
+        };
+        match (&how.memory, &how.processes) {
+            (Some(parent), Some(_)) if parent.v2 => {
+                let dir = make(parent)?;
+                call.memory = Some(dir.clone());
+                call.pids = Some(dir);
+            }
+            (memory, pids) => {
+                if let Some(parent) = memory {
+                    call.memory = Some(make(parent)?);
+                }
+                if let Some(parent) = pids {
+                    call.pids = Some(make(parent).inspect_err(|_| drop(call.memory.take().map(fs::remove_dir)))?);
+                }
+            }
+        }
+        // From here on, a failure drops `call`, which removes what was made.
+        let v2 = how.memory.as_ref().or(how.processes.as_ref()).is_some_and(|p| p.v2);
+        if let Some(dir) = &call.memory {
+            if v2 {
+                write_value(dir, "memory.max", limits.memory)?;
+                // Swap would let the call hold more than the bound; not every kernel has it.
+                let _ = fs::write(dir.join("memory.swap.max"), "0");
+            } else {
+                write_value(dir, "memory.limit_in_bytes", limits.memory)?;
+                let _ = fs::write(dir.join("memory.memsw.limit_in_bytes"), limits.memory.to_string());
+            }
+        }
+        if let Some(dir) = &call.pids {
+            write_value(dir, "pids.max", limits.processes)?;
+        }
+        let mut dirs: Vec<&PathBuf> = call.memory.iter().chain(call.pids.iter()).collect();
+        dirs.dedup();
+        let mut procs = Vec::new();
+        for dir in dirs {
+            procs.push(open_write(&dir.join("cgroup.procs"))?);
+        }
+        call.procs = procs;
+        Ok(Some(call))
+    }
+
+    /// The `cgroup.procs` descriptors the child writes `0` into before `exec`.
+    pub(crate) fn procs_fds(&self) -> [RawFd; 2] {
+        let mut fds = [-1; 2];
+        for (slot, fd) in fds.iter_mut().zip(&self.procs) {
+            *slot = fd.as_raw_fd();
+        }
+        fds
+    }
+
+    pub(crate) fn holds_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
+    pub(crate) fn holds_processes(&self) -> bool {
+        self.pids.is_some()
+    }
+
+    /// Which bound the cgroup's counters say was hit: the memory bound (a process was
+    /// OOM-killed) before the process bound (a fork was refused).
+    pub(crate) fn hit(&self) -> Option<Limit> {
+        let counter = |dir: &Option<PathBuf>, file: &str, key: &str| -> u64 {
+            let Some(dir) = dir else { return 0 };
+            let text = fs::read_to_string(dir.join(file)).unwrap_or_default();
+            text.lines()
+                .filter_map(|line| line.split_once(' '))
+                .filter(|(name, _)| *name == key)
+                .filter_map(|(_, value)| value.trim().parse::<u64>().ok())
+                .sum()
+        };
+        let memory_file = if self.is_v2() { "memory.events" } else { "memory.oom_control" };
+        if counter(&self.memory, memory_file, "oom_kill") > 0 {
+            return Some(Limit::Memory);
+        }
+        if counter(&self.pids, "pids.events", "max") > 0 {
+            return Some(Limit::Processes);
+        }
+        None
+    }
+
+    fn is_v2(&self) -> bool {
+        enforcement().memory.as_ref().or(enforcement().processes.as_ref()).is_some_and(|p| p.v2)
+    }
+
+    /// Kills everything still in the cgroup(s), without waiting.
+    pub(crate) fn kill_all(&self) {
+        for dir in self.memory.iter().chain(self.pids.iter()) {
+            if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
+                continue;
+            }
+            for pid in members(dir) {
+                // SAFETY: kill(2) of a process in the call's own cgroup.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for CallCgroup {
+    fn drop(&mut self) {
+        self.procs.clear();
+        // The killed processes leave the cgroup as the kernel finishes them: kill again and
+        // retry for up to two seconds, then leave the empty-to-be directory behind.
+        let until = Instant::now() + Duration::from_secs(2);
+        let mut dirs: Vec<PathBuf> = self.memory.take().into_iter().chain(self.pids.take()).collect();
+        dirs.dedup();
+        for dir in dirs {
+            loop {
+                match fs::remove_dir(&dir) {
+                    Ok(()) => break,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => break,
+                    Err(_) if Instant::now() < until => {
+                        for pid in members(&dir) {
+                            // SAFETY: kill(2) of a process in the call's own cgroup.
+                            unsafe {
+                                libc::kill(pid, libc::SIGKILL);
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+}
+
+fn members(dir: &Path) -> Vec<i32> {
+    fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .filter(|&pid: &i32| pid > 1)
+        .collect()
+}
+
+fn cannot(path: &Path, what: &str, err: &io::Error) -> String {
+    format!("the sandbox cannot start: cannot {what} the call's cgroup `{}`: {err}", path.display())
+}
+
+fn write_value(dir: &Path, file: &str, value: u64) -> Result<(), String> {
+    let path = dir.join(file);
+    fs::write(&path, value.to_string()).map_err(|e| cannot(&path, "write", &e))
+}
+
+fn open_write(path: &Path) -> Result<OwnedFd, String> {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("bad path {}", path.display()))?;
+    // SAFETY: open(2) on a NUL-terminated path; the descriptor is ours.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(cannot(path, "open", &io::Error::last_os_error()));
+    }
+    // SAFETY: `fd` is new and ours.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The resource limits set in the child before `exec`: (resource, soft, hard).
+pub(crate) type Rlimits = [Option<Rlimit>; 4];
+
+/// One resource limit: (resource, soft, hard).
+pub(crate) type Rlimit = (libc::__rlimit_resource_t, u64, u64);
+
+/// The rlimits of a call: CPU and file size always, address space without a memory cgroup,
+/// process count without a pids cgroup (above what the user runs already; root is exempt).
+pub(crate) fn rlimits(limits: &Limits, timeout: Duration, cgroup: Option<&CallCgroup>) -> Rlimits {
+    let cpu = limits.cpu_for(timeout).as_secs_f64().ceil().max(1.0) as u64;
+    let mut out = [None; 4];
+    // At the soft bound SIGXCPU, a second later SIGKILL.
+    out[0] = Some((libc::RLIMIT_CPU, cpu, cpu.saturating_add(1)));
+    out[1] = Some((libc::RLIMIT_FSIZE, limits.file_size(), limits.file_size()));
+    if !cgroup.is_some_and(CallCgroup::holds_memory) {
+        out[2] = Some((libc::RLIMIT_AS, limits.memory, limits.memory));
+    }
+    if !cgroup.is_some_and(CallCgroup::holds_processes) && !enforcement().root {
+        let running = user_processes();
+        let bound = limits.processes.saturating_add(running);
+        out[3] = Some((libc::RLIMIT_NPROC, bound, bound));
+    }
+    out
+}
+
+/// Processes and threads of the calling user now (what `RLIMIT_NPROC` counts).
+fn user_processes() -> u64 {
+    // SAFETY: getuid(2) is always safe.
+    let uid = unsafe { libc::getuid() }.to_string();
+    let Ok(entries) = fs::read_dir("/proc") else { return 0 };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/status")).ok())
+        .filter(|status| {
+            status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|ids| ids.split_whitespace().next())
+                == Some(uid.as_str())
+        })
+        .map(|status| {
+            status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|n| n.trim().parse().ok()).unwrap_or(1)
+        })
+        .sum()
+}
+
+/// In the child between fork and exec: joins the call's cgroups and sets the rlimits.
+/// Async-signal-safe: `write(2)` and `setrlimit(2)` only.
+pub(crate) fn apply_in_child(procs: [RawFd; 2], rlimits: &[Option<Rlimit>]) -> io::Result<()> {
+    for fd in procs {
+        if fd >= 0 {
+            // SAFETY: write(2) of a static byte to a descriptor the parent opened for this.
+            if unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) } != 1 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    for &(resource, soft, hard) in rlimits.iter().flatten() {
+        let limit = libc::rlimit { rlim_cur: soft, rlim_max: hard };
+        // SAFETY: setrlimit(2) with a valid struct.
+        if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Which rlimit bound a finished command hit, from how it ended and what it printed; the
+/// memory and process bounds only when no cgroup holds them (else the cgroup says).
+pub(crate) fn hit_by_exit(exit_code: i32, stderr: &str, memory_rlimit: bool, nproc_rlimit: bool) -> Option<Limit> {
+    if exit_code == 128 + libc::SIGXCPU || stderr.contains("CPU time limit exceeded") {
+        return Some(Limit::Cpu);
+    }
+    if exit_code == 128 + libc::SIGXFSZ
+        || stderr.contains("File size limit exceeded")
+        || stderr.contains("File too large")
+    {
+        return Some(Limit::FileSize);
+    }
+    if memory_rlimit
+        && ["Cannot allocate memory", "MemoryError", "memory exhausted", "out of memory"]
+            .iter()
+            .any(|text| stderr.contains(text))
+    {
+        return Some(Limit::Memory);
+    }
+    if nproc_rlimit && stderr.contains("fork") && stderr.contains("Resource temporarily unavailable") {
+        return Some(Limit::Processes);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO: &str = "\
+35 25 0:30 / /sys/fs/cgroup/memory rw,relatime shared:13 - cgroup cgroup rw,memory
+40 25 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+41 25 0:36 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+
+    #[test]
+    fn cgroup_mounts_are_read_from_mountinfo() {
+        let mounts: Vec<(String, String, String)> = cgroup_mounts(MOUNTINFO)
+            .map(|m| (m.point.to_string(), m.fstype.to_string(), m.options.to_string()))
+            .collect();
+        assert_eq!(mounts[0], ("/sys/fs/cgroup/memory".into(), "cgroup".into(), "rw,memory".into()));
+        assert_eq!(mounts[2].1, "cgroup2");
+        let mount = CgroupMount { root: "/docker/x", point: "/sys/fs/cgroup/memory", fstype: "cgroup", options: "" };
+        assert_eq!(under_mount(&mount, "/docker/x/a"), Path::new("/sys/fs/cgroup/memory/a"));
+    }
+
+    #[test]
+    fn v2_takes_the_nearest_ancestor_whose_children_get_both_controllers() {
+        let top = std::env::temp_dir().join(format!("little-cgroup-v2-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&top);
+        fs::create_dir_all(top.join("a/b/c")).unwrap();
+        let mountinfo = format!("41 25 0:36 / {} rw - cgroup2 cgroup2 rw\n", top.display());
+        let own = "0::/a/b/c\n";
+        // Nothing delegated: no parent.
+        assert_eq!(v2_parent(&mountinfo, own), None);
+        fs::write(top.join("cgroup.subtree_control"), "cpu memory pids").unwrap();
+        fs::write(top.join("a/cgroup.subtree_control"), "memory").unwrap();
+        // Its own cgroup holds a process, so it cannot serve even with the controllers.
+        fs::write(top.join("a/b/c/cgroup.subtree_control"), "memory pids").unwrap();
+        assert_eq!(v2_parent(&mountinfo, own), Some(CgroupParent { dir: top.clone(), v2: true }));
+        fs::write(top.join("a/b/cgroup.subtree_control"), "pids memory").unwrap();
+        assert_eq!(v2_parent(&mountinfo, own), Some(CgroupParent { dir: top.join("a/b"), v2: true }));
+        // At the root of the hierarchy, its own cgroup may serve.
+        assert_eq!(v2_parent(&mountinfo, "0::/\n"), Some(CgroupParent { dir: top.clone(), v2: true }));
+        fs::remove_dir_all(&top).unwrap();
+    }
+
+    #[test]
+    fn v1_takes_its_own_cgroup_of_the_controllers_hierarchy() {
+        let top = std::env::temp_dir().join(format!("little-cgroup-v1-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&top);
+        fs::create_dir_all(top.join("pids/x")).unwrap();
+        let mountinfo = format!("40 25 0:35 / {}/pids rw - cgroup cgroup rw,pids\n", top.display());
+        let own = "8:pids:/x\n4:memory:/y\n0::/\n";
+        assert_eq!(v1_parent(&mountinfo, own, "pids"), Some(CgroupParent { dir: top.join("pids/x"), v2: false }));
+        assert_eq!(v1_parent(&mountinfo, own, "memory"), None);
+        fs::remove_dir_all(&top).unwrap();
+    }
+
+    #[test]
+    fn rlimit_bounds_are_read_from_how_the_command_ended() {
+        assert_eq!(hit_by_exit(152, "", false, false), Some(Limit::Cpu));
+        assert_eq!(hit_by_exit(1, "bash: line 1: 7 CPU time limit exceeded", false, false), Some(Limit::Cpu));
+        assert_eq!(hit_by_exit(153, "", false, false), Some(Limit::FileSize));
+        assert_eq!(hit_by_exit(1, "head: error writing 'f': File too large", false, false), Some(Limit::FileSize));
+        assert_eq!(hit_by_exit(1, "MemoryError", false, false), None);
+        assert_eq!(hit_by_exit(1, "MemoryError", true, false), Some(Limit::Memory));
+        let fork = "bash: fork: Resource temporarily unavailable";
+        assert_eq!(hit_by_exit(254, fork, false, true), Some(Limit::Processes));
+        assert_eq!(hit_by_exit(254, fork, false, false), None);
+        assert_eq!(hit_by_exit(0, "", true, true), None);
+    }
+
+    #[test]
+    fn unenforced_bounds_say_what_holds_instead() {
+        let none = Enforcement { memory: None, processes: None, root: true };
+        let said = describe_unenforced(&none);
+        assert_eq!(said.iter().map(|u| u.bound).collect::<Vec<_>>(), ["memory", "processes"]);
+        assert!(said[1].reason.contains("root is exempt"), "{said:?}");
+        let user = Enforcement { root: false, ..none.clone() };
+        assert!(describe_unenforced(&user)[1].reason.contains("above what the user already runs"));
+        let parent = CgroupParent { dir: "/x".into(), v2: true };
+        let all = Enforcement { memory: Some(parent.clone()), processes: Some(parent), root: true };
+        assert!(describe_unenforced(&all).is_empty());
+    }
+}
