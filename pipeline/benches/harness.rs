@@ -25,6 +25,11 @@
 //!   called, nothing run, nothing appended); `replay/1`, the one-turn session likewise.
 //! - `fsync/*`: one fsynced append of a typical event (`EventLog::append`) on each place, and
 //!   the same line written by hand with and without `sync_data`.
+//! - `store/STORE/N` (STORE `file` on the disk, or `postgres` on the server of
+//!   `LITTLE_TEST_POSTGRES_URL`, when it is set): a session of N bash turns (`true`, no
+//!   sandbox) and the submission, a fresh run each iteration. (store/10 − store/0) / 10 is
+//!   a turn with the model and the tool; postgres − file, what the database costs a turn.
+//! - `store/postgres/replay/40`: the 40-turn session planned again from the database.
 
 use std::fs::OpenOptions;
 use std::hint::black_box;
@@ -115,11 +120,18 @@ impl RunDir {
 
     /// `little plan` of run `bench` in this folder with the built-in harness.
     fn plan(&self, mode: Mode, observer: &mut dyn Observer) -> PlanReport {
-        let (definition, input, events) = (
-            self.path("definition.json"),
-            self.path("input.json"),
-            little_pipeline::Store::file(self.path("events.jsonl")),
-        );
+        self.plan_in(&little_pipeline::Store::file(self.path("events.jsonl")), RUN_ID, mode, observer)
+    }
+
+    /// `little plan` of `run_id` in this folder, its history in `events`.
+    fn plan_in(
+        &self,
+        events: &little_pipeline::Store,
+        run_id: &str,
+        mode: Mode,
+        observer: &mut dyn Observer,
+    ) -> PlanReport {
+        let (definition, input) = (self.path("definition.json"), self.path("input.json"));
         let (config, memory) = (self.path("little.toml"), self.path("memory"));
         let options = HarnessOptions {
             config: Some(&config),
@@ -133,8 +145,8 @@ impl RunDir {
             definition: &definition,
             input: &input,
             planner: Planner::Harness(options),
-            run_id: RUN_ID,
-            events: &events,
+            run_id,
+            events,
             max_attempts: 3,
             outer_loop: None,
             lock_wait: Duration::ZERO,
@@ -601,7 +613,73 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, turns, own, replay, fsync);
+/// A session with its history in a file log on the disk and in PostgreSQL, side by side.
+fn stores(c: &mut Criterion) {
+    load("store");
+    let mut group = c.benchmark_group("harness");
+    group
+        .sample_size(20)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    let database = std::env::var("LITTLE_TEST_POSTGRES_URL").ok().filter(|url| !url.is_empty());
+    if database.is_none() {
+        eprintln!("store/postgres: skipped: LITTLE_TEST_POSTGRES_URL is not set (scripts/postgres-server.sh start)");
+    }
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let fresh_run = || format!("bench-{}-{}", std::process::id(), RUNS.fetch_add(1, Ordering::Relaxed));
+    for n in [0, 10] {
+        let server = provider(n);
+        let file = || {
+            let dir = RunDir::new(Place::Disk, &server.base_url());
+            let store = little_pipeline::Store::file(dir.path("events.jsonl"));
+            (dir, store)
+        };
+        group.bench_function(format!("store/file/{n}"), |b| {
+            b.iter_batched(
+                file,
+                |(dir, store)| dir.plan_in(&store, RUN_ID, Mode::None, &mut Silent),
+                BatchSize::PerIteration,
+            )
+        });
+        if let Some(url) = &database {
+            let store = little_pipeline::Store {
+                location: little_store::Location::parse(url).unwrap(),
+                lease: little_pipeline::Store::DEFAULT_LEASE,
+            };
+            let dir = RunDir::new(Place::Disk, &server.base_url());
+            // A database run works in `.little/runs/` of the working directory.
+            std::env::set_current_dir(&dir.dir).unwrap();
+            group.bench_function(format!("store/postgres/{n}"), |b| {
+                b.iter_batched(
+                    fresh_run,
+                    |run| dir.plan_in(&store, &run, Mode::None, &mut Silent),
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+    }
+    if let Some(url) = &database {
+        let store = little_pipeline::Store {
+            location: little_store::Location::parse(url).unwrap(),
+            lease: little_pipeline::Store::DEFAULT_LEASE,
+        };
+        let (server, dir) = fresh(Place::Disk, 39);
+        std::env::set_current_dir(&dir.dir).unwrap();
+        let run = fresh_run();
+        let recorded = dir.plan_in(&store, &run, Mode::None, &mut Silent);
+        assert_eq!(recorded.session.model_calls, 40);
+        drop(server);
+        let replayed = dir.plan_in(&store, &run, Mode::None, &mut Silent);
+        assert_eq!((replayed.session.model_calls, replayed.session.tool_runs), (0, 0), "nothing called, nothing run");
+        group.bench_function("store/postgres/replay/40", |b| {
+            b.iter(|| dir.plan_in(&store, &run, Mode::None, &mut Silent))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, turns, own, replay, fsync, stores);
 
 /// The machine's load when a group starts: the figures are only as good as the quiet they ran in.
 /// Also the benchmark's own resident memory: a large process forks slowly, and every tool
