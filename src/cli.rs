@@ -76,6 +76,10 @@ enum Command {
         /// Files checked at once (default: the machine's cores).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+        /// Skip named JSON files that are not drafts or LWIR, as below a folder, and pass
+        /// when none is left (for hooks that hand over every staged JSON file).
+        #[arg(long)]
+        skip_other_json: bool,
     },
     /// Write the compiled topology and candidate of a draft when nothing blocks.
     Compile {
@@ -125,6 +129,35 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Print a completion script for a shell (e.g. `little completions bash >
+    /// /etc/bash_completion.d/little`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `little man > little.1`.
+    Man,
+}
+
+/// `little man`: one page, the commands' options included (a page a subcommand would need
+/// installing eleven files to be read).
+fn manual(out: &mut dyn Write) -> std::io::Result<()> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command.clone()).render(&mut page)?;
+    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("little {}", sub.get_name());
+        writeln!(page, ".SH \"{}\"", name.to_uppercase())?;
+        let man = clap_mangen::Man::new(sub.clone().bin_name(name));
+        let mut section = Vec::new();
+        man.render_synopsis_section(&mut section)?;
+        man.render_description_section(&mut section)?;
+        man.render_options_section(&mut section)?;
+        // The command's own parts are subsections of its section.
+        let section = String::from_utf8_lossy(&section).replace(".SH ", ".SS ");
+        page.extend_from_slice(section.as_bytes());
+    }
+    out.write_all(&page)
 }
 
 /// A failure of the tool itself (exit 2), with what the user needs to fix it.
@@ -149,9 +182,10 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         little_passes::db::keep_freed_memory();
     }
     let result = match cli.command {
-        Command::Check { files, inputs, format, deny_warnings, limits, jobs } => {
+        Command::Check { files, inputs, format, deny_warnings, limits, jobs, skip_other_json } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-            check(&files, &inputs, format, deny_warnings, limits, jobs, out)
+            let options = CheckOptions { format, deny_warnings, limits, jobs, skip_other_json };
+            check(&files, &inputs, options, out)
         }
         Command::Compile { file, output, inputs } => compile(&file, &output, &inputs, out),
         Command::Explain { code: Some(code) } => explain(&code, out),
@@ -166,6 +200,16 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Verify(args) => crate::pipeline::verify(args, out).map_err(ToolError),
         Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
         Command::Lsp { stdio: _ } => little_lsp::run_stdio().map(|()| EXIT_OK).map_err(ToolError),
+        Command::Completions { shell } => {
+            // Written whole into memory first: the generator panics on a failed write (a
+            // closed pipe), and a closed pipe is no reason to panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "little", &mut script);
+            out.write_all(&script).map(|()| EXIT_OK).map_err(|e| ToolError(format!("cannot write the script: {e}")))
+        }
+        Command::Man => {
+            manual(out).map(|()| EXIT_OK).map_err(|e| ToolError(format!("cannot write the manual page: {e}")))
+        }
     };
     match result {
         Ok(code) => code,
@@ -404,19 +448,30 @@ impl Progress {
     }
 }
 
-fn check(
-    paths: &[PathBuf],
-    inputs: &Inputs,
+/// How `little check` checks and reports.
+struct CheckOptions {
     format: Format,
     deny_warnings: bool,
     limits: Limits,
     jobs: usize,
-    out: &mut dyn Write,
-) -> Result<i32, ToolError> {
+    skip_other_json: bool,
+}
+
+fn check(paths: &[PathBuf], inputs: &Inputs, options: CheckOptions, out: &mut dyn Write) -> Result<i32, ToolError> {
+    let CheckOptions { format, deny_warnings, limits, jobs, skip_other_json } = options;
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let candidates = crate::discover::expand(paths).map_err(ToolError)?;
+    let mut candidates = crate::discover::expand(paths).map_err(ToolError)?;
+    if skip_other_json {
+        for candidate in &mut candidates {
+            candidate.discovered = true;
+        }
+    }
     let checked = check_files(&mut db, ws, &candidates, limits, jobs)?;
+    if checked.is_empty() && skip_other_json {
+        eprintln!("no drafts or LWIR files among the {} file(s) given: nothing to check", paths.len());
+        return Ok(EXIT_OK);
+    }
     if checked.is_empty() {
         let searched: Vec<String> = paths.iter().map(|p| format!("`{}`", p.display())).collect();
         return Err(ToolError(format!("found no drafts or LWIR files below {}", searched.join(", "))));
