@@ -51,8 +51,8 @@ pub struct PlanArgs {
     /// Where the run's history is kept: an event log (JSON Lines, created when missing,
     /// appended to), or a PostgreSQL database (`postgres://USER@HOST/DB`; `PG*` variables and
     /// `~/.pgpass` fill in what the URL leaves out).
-    #[arg(long, value_name = "LOG|URL", value_parser = parse_store)]
-    events: Location,
+    #[arg(long, value_name = "LOG|URL")]
+    events: String,
     /// Submissions refused with findings (built-in harness) or planner attempts
     /// (`--planner`) before the run fails.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
@@ -188,8 +188,8 @@ pub struct FixArgs {
     /// Where the run's history is kept: an event log (JSON Lines, created when missing,
     /// appended to), or a PostgreSQL database (`postgres://USER@HOST/DB`; `PG*` variables and
     /// `~/.pgpass` fill in what the URL leaves out).
-    #[arg(long, value_name = "LOG|URL", value_parser = parse_store)]
-    events: Location,
+    #[arg(long, value_name = "LOG|URL")]
+    events: String,
     /// Write the repaired LWIR here instead of printing it.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
@@ -219,8 +219,8 @@ enum EventsFormat {
 #[derive(clap::Args)]
 pub struct EventsArgs {
     /// The store of `little plan --events`: an event log, or a database URL.
-    #[arg(value_name = "LOG|URL", value_parser = parse_store)]
-    log: Location,
+    #[arg(value_name = "LOG|URL")]
+    log: String,
     /// Only this run's events (default: every run in the log; a database needs it).
     #[arg(long, value_name = "ID")]
     run_id: Option<String>,
@@ -232,9 +232,10 @@ pub struct EventsArgs {
     format: EventsFormat,
 }
 
-/// `--events`: a path, or a database URL (refused here when it does not parse).
+/// `--events`: a path, or a database URL. Read here rather than by clap, whose error for
+/// a value it refuses repeats the value, and a URL's password with it.
 fn parse_store(text: &str) -> Result<Location, String> {
-    Location::parse(text)
+    Location::parse(text).map_err(|e| format!("`--events`: {e}"))
 }
 
 /// `500ms`, `90s`, `5m`, `1h`, or plain seconds; a time limit longer than zero.
@@ -344,7 +345,7 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
         None => little_pipeline::Planner::Harness(args.harness.options()),
     };
-    let store = little_pipeline::Store { location: args.events.clone(), lease: args.harness.lease };
+    let store = little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
@@ -411,7 +412,7 @@ fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
 }
 
 pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let store = little_pipeline::Store { location: args.events.clone(), lease: args.harness.lease };
+    let store = little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease };
     let request = little_pipeline::fix::FixRequest {
         lwir: &args.lwir,
         step: &args.step,
@@ -468,8 +469,9 @@ pub fn verify(args: VerifyArgs, out: &mut dyn Write) -> Result<i32, String> {
 }
 
 pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let shown_as = args.log.display();
-    if let Some(path) = args.log.file()
+    let store = parse_store(&args.log)?;
+    let shown_as = store.display();
+    if let Some(path) = store.file()
         && !path.exists()
     {
         return Err(format!("the event log `{}` does not exist", path.display()));
@@ -493,7 +495,7 @@ pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
     if args.follow {
         let run_id = args.run_id.as_deref().expect("clap requires --run-id with --follow");
         // One event a line as it is written: a reader on the other end acts on each at once.
-        little_store::follow(&args.log, run_id, &little_pipeline::events::ends_run, &mut |event| {
+        little_store::follow(&store, run_id, &little_pipeline::events::ends_run, &mut |event| {
             shown += 1;
             match args.format {
                 EventsFormat::Json => {
@@ -508,7 +510,7 @@ pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
         let scan = match args.format {
             EventsFormat::Json => {
                 write!(out, "[").map_err(write_err)?;
-                let scan = little_store::scan(&args.log, args.run_id.as_deref(), |event| {
+                let scan = little_store::scan(&store, args.run_id.as_deref(), |event| {
                     let separator = if shown == 0 { "\n  " } else { ",\n  " };
                     shown += 1;
                     write!(out, "{separator}{}", event.to_text()).map_err(write_err)
@@ -516,7 +518,7 @@ pub fn events(args: EventsArgs, out: &mut dyn Write) -> Result<i32, String> {
                 writeln!(out, "{}]", if shown == 0 { "" } else { "\n" }).map_err(write_err)?;
                 scan
             }
-            EventsFormat::Human => little_store::scan(&args.log, args.run_id.as_deref(), |event| {
+            EventsFormat::Human => little_store::scan(&store, args.run_id.as_deref(), |event| {
                 shown += 1;
                 human(&event, out)
             })?,

@@ -145,15 +145,33 @@ fn a_whole_session_in_the_database_registers_as_lock_does_exports_as_a_file_and_
     assert!(!elsewhere.scratch().join("draft.txt").exists(), "no tool ran there");
 }
 
-/// A worker of `case` that has started, with a short lease so that another may take over soon.
+/// A worker of `case` that has started, with a short lease so that another may take over
+/// soon. Under bubblewrap, as by default: bash sees the same paths on every machine, so the
+/// requests a resumed session rebuilds are the recorded ones (without a sandbox the prompt
+/// names the folder's real paths, and a run resumes only where they are the same).
 fn spawn_worker(case: &Case) -> Child {
-    case.spawn_plan(&["--lease", "2s", "--sandbox", "none"])
+    case.spawn_plan(&["--lease", "2s"])
 }
 
 /// Another worker finishes the run: it waits for the lease to lapse, then resumes.
 fn finish_elsewhere(case: &Case) -> common::Run {
     let lock = case.path("lock.json").display().to_string();
-    case.plan(&["-o", &lock, "--lease", "2s", "--lock-wait", "60s", "--sandbox", "none"])
+    case.plan(&["-o", &lock, "--lease", "2s", "--lock-wait", "60s"])
+}
+
+/// A shell condition true until `seconds` from now: a command that sleeps on the first
+/// worker and not on the one that runs it again after that moment (nothing else tells the
+/// two sandboxes apart).
+fn until(seconds: u64) -> (String, std::time::SystemTime) {
+    let deadline = std::time::SystemTime::now() + Duration::from_secs(seconds);
+    let epoch = deadline.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    (format!("[ $(date +%s) -lt {epoch} ]"), deadline)
+}
+
+fn wait_past(deadline: std::time::SystemTime) {
+    while std::time::SystemTime::now() <= deadline + Duration::from_millis(1100) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
@@ -187,39 +205,33 @@ fn a_worker_killed_in_a_model_call_is_finished_by_another_that_calls_only_that_a
 fn a_worker_killed_in_a_bash_call_is_finished_by_another_that_runs_only_that_call_again() {
     let Some(url) = database("kill in a bash call") else { return };
     let run = run_id("kill-bash");
-    let shared = tempfile_dir("pg-kill-bash-shared");
     let token = format!("300.{}", unique());
     let _leftovers = Leftovers(vec![token.clone()]);
-    let ran = shared.join("ran");
-    let slow = format!(
-        "echo once >> {ran}; cat first.marker > seen; [ -f {once} ] || {{ touch {once}; sleep {token}; }}",
-        ran = ran.display(),
-        once = shared.join("once").display()
-    );
-    let server = scripted(vec![
-        bash("k1", &format!("echo one > first.marker; echo first >> {}", shared.join("first").display())),
-        bash("k2", &slow),
-        submit("k3", good_lwir()),
-    ]);
+    let (early, deadline) = until(15);
+    let slow = format!("echo once >> ran; cat first.marker > seen; if {early}; then sleep {token}; fi");
+    let server = scripted(vec![bash("k1", "echo one >> first.marker"), bash("k2", &slow), submit("k3", good_lwir())]);
     let first = worker("pg-kill-bash-a", &url, &run, &server);
     let child = spawn_worker(&first);
-    assert!(wait_until(Duration::from_secs(30), || !sleeping(&token).is_empty()), "turn 2's bash never slept");
+    assert!(wait_until(Duration::from_secs(15), || !sleeping(&token).is_empty()), "turn 2's bash never slept");
     sigkill(child);
-    // The call's process group dies with its worker (sandbox `none`: killed by the test).
-    for pid in sleeping(&token) {
-        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-    }
+    assert!(wait_until(Duration::from_secs(5), || sleeping(&token).is_empty()), "the sandbox died with its worker");
     assert_eq!(first.lines().last().unwrap()["type"], "harness.tool_call.started");
+    wait_past(deadline);
 
     let second = worker("pg-kill-bash-b", &url, &run, &server);
     let finished = finish_elsewhere(&second);
     assert_registered(&second, &finished);
     assert_eq!(turns(&server), [1, 2, 3], "no model call was made again");
-    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "once\nonce\n", "the call in flight ran again, once");
-    assert_eq!(std::fs::read_to_string(shared.join("first")).unwrap(), "first\n", "the call before it did not");
-    assert_eq!(std::fs::read_to_string(second.scratch().join("seen")).unwrap(), "one\n");
+    let read = |case: &Case, name: &str| std::fs::read_to_string(case.scratch().join(name)).unwrap_or_default();
+    assert_eq!(read(&first, "ran"), "once\n");
+    assert_eq!(read(&second, "ran"), "once\n", "the call in flight ran again, once, on the recorded scratch");
+    assert_eq!(
+        read(&second, "first.marker"),
+        "one\n",
+        "the call before it did not run again: its file came from the store"
+    );
+    assert_eq!(read(&second, "seen"), "one\n", "bash on the second worker read what the first one's wrote");
     assert_each_event_once(&second.lines(), &run);
-    let _ = std::fs::remove_dir_all(shared);
 }
 
 #[test]
@@ -256,19 +268,16 @@ fn a_worker_killed_between_two_calls_is_finished_by_another_from_the_last_record
 fn a_stopped_worker_whose_lease_lapsed_is_taken_over_and_writes_nothing_more() {
     let Some(url) = database("stopped worker") else { return };
     let run = run_id("stopped");
-    let shared = tempfile_dir("pg-stopped-shared");
     let token = format!("300.{}", unique());
     let _leftovers = Leftovers(vec![token.clone()]);
-    let slow = format!(
-        "echo ran >> {ran}; [ -f {once} ] || {{ touch {once}; sleep {token}; }}",
-        ran = shared.join("ran").display(),
-        once = shared.join("once").display()
-    );
+    let (early, deadline) = until(15);
+    let slow = format!("echo ran >> ran; if {early}; then sleep {token}; fi");
     let server = scripted(vec![bash("s1", "echo one > first.marker"), bash("s2", &slow), submit("s3", good_lwir())]);
     let first = worker("pg-stopped-a", &url, &run, &server);
     let mut child = spawn_worker(&first);
-    assert!(wait_until(Duration::from_secs(30), || !sleeping(&token).is_empty()), "turn 2's bash never slept");
+    assert!(wait_until(Duration::from_secs(15), || !sleeping(&token).is_empty()), "turn 2's bash never slept");
     signal(&child, "STOP");
+    wait_past(deadline);
 
     let second = worker("pg-stopped-b", &url, &run, &server);
     let finished = finish_elsewhere(&second);
@@ -283,7 +292,6 @@ fn a_stopped_worker_whose_lease_lapsed_is_taken_over_and_writes_nothing_more() {
     assert!(stderr.contains("taken over"), "it says why: {stderr}");
     assert!(wait_until(Duration::from_secs(5), || sleeping(&token).is_empty()), "its tool call was killed");
     assert_eq!(second.lines(), lines, "the first worker wrote nothing after the takeover");
-    let _ = std::fs::remove_dir_all(shared);
 }
 
 #[test]
@@ -292,8 +300,7 @@ fn eight_workers_started_at_once_make_one_session_and_the_others_replay_it() {
     let run = run_id("eight");
     let server = scripted(vec![bash("e1", "echo one > first.marker"), submit("e2", good_lwir())]);
     let cases: Vec<Case> = (0..8).map(|i| worker(&format!("pg-eight-{i}"), &url, &run, &server)).collect();
-    let children: Vec<Child> =
-        cases.iter().map(|case| case.spawn_plan(&["--lock-wait", "120s", "--sandbox", "none"])).collect();
+    let children: Vec<Child> = cases.iter().map(|case| case.spawn_plan(&["--lock-wait", "120s"])).collect();
     let mut sessions = 0;
     for (case, child) in cases.iter().zip(children) {
         let run = common::model::finished(child.wait_with_output().unwrap());
@@ -392,12 +399,6 @@ fn a_bad_database_is_exit_2_with_a_clear_message_and_never_the_password() {
 }
 
 // ---------------------------------------------------------------------------------------
-
-fn tempfile_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("little-{name}-{}", unique()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
