@@ -98,6 +98,11 @@ pub fn prepare(
     };
     create(&scratch)?;
     let scratch = scratch.canonicalize().map_err(|e| format!("cannot resolve `{}`: {e}", scratch.display()))?;
+    let limits = options.limits()?;
+    // A call interrupted by a crash may have left the scratch over its bound, and the call
+    // run again on resume would count those writes as the scratch's own: hold it to the
+    // bound now, newest writes first, before the skills are written.
+    little_sandbox::quota::enforce(&scratch, limits.scratch, &little_sandbox::quota::Snapshot::default());
     for skill in skills {
         check_component("skill name", &skill.name)?;
         let dir = scratch.join(".agents").join("skills").join(&skill.name);
@@ -138,7 +143,7 @@ pub fn prepare(
     }
     let mut sandbox = Sandbox::new(options.sandbox, mounts, SCRATCH);
     sandbox.timeout = options.tool_timeout;
-    sandbox.limits = options.limits()?;
+    sandbox.limits = limits;
     let memory = stores
         .iter()
         .map(|(id, mount)| MemoryStore { id: id.clone(), path: sandbox.visible(mount), writable: mount.writable })
