@@ -174,6 +174,24 @@ mod tests {
     }
 
     #[test]
+    fn bounds_not_held_are_said_once_and_named_for_the_log() {
+        struct Notes(Vec<String>);
+        impl crate::harness::Observer for Notes {
+            fn note(&mut self, message: &str) {
+                self.0.push(message.to_string());
+            }
+        }
+        let unenforced = vec![little_sandbox::Unenforced { bound: "processes", reason: "root is exempt".into() }];
+        let sandbox = Sandbox::new(little_sandbox::Mode::None, Vec::new(), SCRATCH);
+        let files = SessionFiles { scratch: "s".into(), workdir: "s".into(), memory: Vec::new(), sandbox, unenforced };
+        assert_eq!(files.unenforced_bounds(), ["processes"]);
+        let mut notes = Notes(Vec::new());
+        files.note_unenforced(&mut notes);
+        files.note_unenforced(&mut notes);
+        assert_eq!(notes.0, ["warning: the sandbox cannot hold the `processes` bound here: root is exempt"]);
+    }
+
+    #[test]
     fn the_scratch_lies_beside_the_log() {
         assert_eq!(
             scratch_dir(Path::new("logs/events.jsonl"), "r", 2),
