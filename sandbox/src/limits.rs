@@ -393,13 +393,21 @@ impl Drop for CallCgroup {
         let mut dirs: Vec<PathBuf> = self.memory.take().into_iter().chain(self.pids.take()).collect();
         dirs.dedup();
         dirs.retain(|dir| !remove_cgroup(dir));
+        // Killed processes stay in the cgroup until they are reaped, which for those the
+        // command left in the background is their new parent's business: usually a
+        // millisecond or two. Wait that long here, so that a `little` about to exit leaves
+        // nothing behind.
+        let quick = Instant::now() + Duration::from_millis(50);
+        while !dirs.is_empty() && Instant::now() < quick {
+            std::thread::sleep(Duration::from_millis(1));
+            dirs.retain(|dir| !remove_cgroup(dir));
+        }
         if dirs.is_empty() {
             return;
         }
-        // The kernel may not have finished the killed processes (or, with cgroup v1's memory
-        // controller, its own accounting): kill again and retry for up to two seconds on a
-        // thread of its own, so that the call returns now. What a process that exits first
-        // leaves behind is removed by the next `little` ([`remove_stale`]).
+        // Still busy: kill again and retry for up to two seconds on a thread of its own, so
+        // that the call returns now. What a process that exits first leaves behind is
+        // removed by the next `little` ([`remove_stale`]).
         std::thread::spawn(move || {
             let until = Instant::now() + Duration::from_secs(2);
             while !dirs.is_empty() && Instant::now() < until {
