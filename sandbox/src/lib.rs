@@ -84,6 +84,9 @@ pub struct Sandbox {
     /// The bounds of each call ([`limits`]). The working directory's mount is the scratch;
     /// every other writable mount is a memory store.
     pub limits: Limits,
+    /// Runs without any bound (no cgroup, no rlimit, no size check after the call): for
+    /// measuring what the bounds cost, never for a model's commands. Default false.
+    pub unbounded: bool,
 }
 
 /// What a command did.
@@ -138,6 +141,7 @@ impl Sandbox {
             timeout: DEFAULT_TIMEOUT,
             max_output: DEFAULT_MAX_OUTPUT,
             limits: Limits::default(),
+            unbounded: false,
         }
     }
 
@@ -209,7 +213,7 @@ impl Sandbox {
         let quotas: Vec<(&Mount, Limit, u64, quota::Snapshot)> = self
             .mounts
             .iter()
-            .filter(|m| m.writable)
+            .filter(|m| m.writable && !self.unbounded)
             .map(|m| {
                 let (limit, bytes) = if self.workdir_mount().is_some_and(|w| std::ptr::eq(w, m)) {
                     (Limit::Scratch, self.limits.scratch)
@@ -219,14 +223,14 @@ impl Sandbox {
                 (m, limit, bytes, quota::Snapshot::take(&m.host))
             })
             .collect();
-        let cgroup = limits::CallCgroup::new(&self.limits)?;
-        let rlimits = limits::rlimits(&self.limits, self.timeout, cgroup.as_ref());
+        let cgroup = if self.unbounded { None } else { limits::CallCgroup::new(&self.limits)? };
+        let rlimits = (!self.unbounded).then(|| limits::rlimits(&self.limits, self.timeout, cgroup.as_ref()));
         let bounds = Bounds { cgroup: cgroup.as_ref(), rlimits };
         let mut output = match program {
             None => {
                 let mut cmd = Command::new(&argv[0]);
                 cmd.args(&argv[1..]).env_clear().envs(self.env()).current_dir(&workdir);
-                let extra = supervise::Extra { cgroup: bounds.cgroup, rlimits: Some(rlimits), ..Default::default() };
+                let extra = supervise::Extra { cgroup: bounds.cgroup, rlimits, ..Default::default() };
                 supervise::supervise(cmd, None, self.timeout, self.max_output, extra)?
             }
             Some(program) => {
@@ -242,12 +246,14 @@ impl Sandbox {
                 run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output, how)?
             }
         };
-        let memory_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_memory);
-        let nproc_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_processes);
-        output.limit = cgroup
-            .as_ref()
-            .and_then(limits::CallCgroup::hit)
-            .or_else(|| limits::hit_by_exit(output.exit_code, &output.stderr, memory_rlimit, nproc_rlimit));
+        if !self.unbounded {
+            let memory_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_memory);
+            let nproc_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_processes);
+            output.limit = cgroup
+                .as_ref()
+                .and_then(limits::CallCgroup::hit)
+                .or_else(|| limits::hit_by_exit(output.exit_code, &output.stderr, memory_rlimit, nproc_rlimit));
+        }
         // Removes the cgroup, killing whatever is left in it.
         drop(cgroup);
         for (mount, limit, bytes, before) in &quotas {
@@ -461,7 +467,7 @@ fn bwrap_args(mounts: &[Mount], workdir: &Path, env: &[(String, String)], userns
 /// The bounds a call's child takes on before `exec`.
 struct Bounds<'a> {
     cgroup: Option<&'a limits::CallCgroup>,
-    rlimits: limits::Rlimits,
+    rlimits: Option<limits::Rlimits>,
 }
 
 /// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run).
@@ -496,7 +502,7 @@ fn run_bwrap(
         keep_fd: Some(status_fd),
         on_timeout: Some(&mut on_timeout),
         cgroup: how.bounds.as_ref().and_then(|b| b.cgroup),
-        rlimits: how.bounds.as_ref().map(|b| b.rlimits),
+        rlimits: how.bounds.as_ref().and_then(|b| b.rlimits),
         ..Default::default()
     };
     let output = supervise::supervise(cmd, None, timeout, max_output, extra);

@@ -183,6 +183,7 @@ fn probe() -> Enforcement {
 
 /// Whether a cgroup can be made (and removed) under `parent`.
 fn trial(parent: &CgroupParent) -> bool {
+    remove_stale(&parent.dir);
     let dir = parent.dir.join(format!("little-probe-{}", std::process::id()));
     let made = fs::create_dir(&dir).is_ok();
     made && fs::remove_dir(&dir).is_ok()
@@ -381,12 +382,7 @@ impl CallCgroup {
             if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
                 continue;
             }
-            for pid in members(dir) {
-                // SAFETY: kill(2) of a process in the call's own cgroup.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-            }
+            kill_members(dir);
         }
     }
 }
@@ -394,28 +390,67 @@ impl CallCgroup {
 impl Drop for CallCgroup {
     fn drop(&mut self) {
         self.procs.clear();
-        // The killed processes leave the cgroup as the kernel finishes them: kill again and
-        // retry for up to two seconds, then leave the empty-to-be directory behind.
-        let until = Instant::now() + Duration::from_secs(2);
         let mut dirs: Vec<PathBuf> = self.memory.take().into_iter().chain(self.pids.take()).collect();
         dirs.dedup();
-        for dir in dirs {
-            loop {
-                match fs::remove_dir(&dir) {
-                    Ok(()) => break,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => break,
-                    Err(_) if Instant::now() < until => {
-                        for pid in members(&dir) {
-                            // SAFETY: kill(2) of a process in the call's own cgroup.
-                            unsafe {
-                                libc::kill(pid, libc::SIGKILL);
-                            }
-                        }
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                    Err(_) => break,
+        dirs.retain(|dir| !remove_cgroup(dir));
+        // Killed processes stay in the cgroup until they are reaped, which for those the
+        // command left in the background is their new parent's business: usually a
+        // millisecond or two. Wait that long here, so that a `little` about to exit leaves
+        // nothing behind.
+        let quick = Instant::now() + Duration::from_millis(50);
+        while !dirs.is_empty() && Instant::now() < quick {
+            std::thread::sleep(Duration::from_millis(1));
+            dirs.retain(|dir| !remove_cgroup(dir));
+        }
+        if dirs.is_empty() {
+            return;
+        }
+        // Still busy: kill again and retry for up to two seconds on a thread of its own, so
+        // that the call returns now. What a process that exits first leaves behind is
+        // removed by the next `little` ([`remove_stale`]).
+        std::thread::spawn(move || {
+            let until = Instant::now() + Duration::from_secs(2);
+            while !dirs.is_empty() && Instant::now() < until {
+                for dir in &dirs {
+                    kill_members(dir);
                 }
+                std::thread::sleep(Duration::from_millis(5));
+                dirs.retain(|dir| !remove_cgroup(dir));
             }
+        });
+    }
+}
+
+/// Removes a call's cgroup; true when it is gone.
+fn remove_cgroup(dir: &Path) -> bool {
+    match fs::remove_dir(dir) {
+        Ok(()) => true,
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    }
+}
+
+fn kill_members(dir: &Path) {
+    for pid in members(dir) {
+        // SAFETY: kill(2) of a process in the call's own cgroup.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Removes the call cgroups (`little-PID-N`) under `parent` that a `little` no longer
+/// running left behind.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("little-")).and_then(|rest| rest.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<i32>() else { continue };
+        if pid != std::process::id() as i32 && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = fs::remove_dir(entry.path());
         }
     }
 }

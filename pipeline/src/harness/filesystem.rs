@@ -138,6 +138,11 @@ pub fn prepare(
     };
     create(&scratch)?;
     let scratch = scratch.canonicalize().map_err(|e| format!("cannot resolve `{}`: {e}", scratch.display()))?;
+    let limits = options.limits()?;
+    // A call interrupted by a crash may have left the scratch over its bound, and the call
+    // run again on resume would count those writes as the scratch's own: hold it to the
+    // bound now, newest writes first, before the skills are written.
+    little_sandbox::quota::enforce(&scratch, limits.scratch, &little_sandbox::quota::Snapshot::default());
     for skill in skills {
         check_component("skill name", &skill.name)?;
         let dir = scratch.join(".agents").join("skills").join(&skill.name);
@@ -158,7 +163,7 @@ pub fn prepare(
     }
     let mut sandbox = Sandbox::new(options.sandbox, mounts, SCRATCH);
     sandbox.timeout = options.tool_timeout;
-    sandbox.limits = options.limits()?;
+    sandbox.limits = limits;
     let memory = stores
         .into_iter()
         .map(|(id, key, mount)| MemoryStore {
@@ -192,6 +197,24 @@ mod tests {
         for good in ["run_7f3", "support.summarize-ticket", "r-1@2:3"] {
             assert!(check_component("run id", good).is_ok(), "{good}");
         }
+    }
+
+    #[test]
+    fn bounds_not_held_are_said_once_and_named_for_the_log() {
+        struct Notes(Vec<String>);
+        impl crate::harness::Observer for Notes {
+            fn note(&mut self, message: &str) {
+                self.0.push(message.to_string());
+            }
+        }
+        let unenforced = vec![little_sandbox::Unenforced { bound: "processes", reason: "root is exempt".into() }];
+        let sandbox = Sandbox::new(little_sandbox::Mode::None, Vec::new(), SCRATCH);
+        let files = SessionFiles { scratch: "s".into(), workdir: "s".into(), memory: Vec::new(), sandbox, unenforced };
+        assert_eq!(files.unenforced_bounds(), ["processes"]);
+        let mut notes = Notes(Vec::new());
+        files.note_unenforced(&mut notes);
+        files.note_unenforced(&mut notes);
+        assert_eq!(notes.0, ["warning: the sandbox cannot hold the `processes` bound here: root is exempt"]);
     }
 
     #[test]
