@@ -10,6 +10,9 @@
 #   scripts/postgres-server.sh stop    stop it and remove its cluster
 #   scripts/postgres-server.sh url     print the URL of the running server (exit 1 if none)
 #   scripts/postgres-server.sh ca      print the CA certificate's path (exit 1 if no TLS)
+#   scripts/postgres-server.sh restart    restart it (every connection cut), same port and data
+#   scripts/postgres-server.sh pause SECONDS
+#                                      stop it, wait, start it again (an outage, for tests)
 #
 # Environment (all optional):
 #   LITTLE_POSTGRES_STATE  where the URL, the port and the CA are kept (default: target/postgres-server)
@@ -111,8 +114,8 @@ start() {
         say "no openssl; the server runs without TLS"
     fi
     port=${LITTLE_POSTGRES_PORT:-$(free_port)}
-    as_owner "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
-        -o "-p $port -k $cluster -c listen_addresses=127.0.0.1 -c max_connections=300 ${tls[*]}" start >&2 ||
+    echo "-p $port -k $cluster -c listen_addresses=127.0.0.1 -c max_connections=300 ${tls[*]}" >"$state/options"
+    as_owner "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 -o "$(cat "$state/options")" start >&2 ||
         { cat "$cluster/server.log" >&2 2>/dev/null || true; die "the server did not start"; }
     as_owner "$bin/psql" -h "$cluster" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -q >&2 <<SQL ||
 CREATE ROLE little_test LOGIN CREATEDB PASSWORD '$password';
@@ -137,13 +140,29 @@ stop() {
     say "stopped"
 }
 
+# Stops the running server and starts it again after SECONDS, with the same options.
+pause() {
+    local cluster seconds=${1:?pause needs a number of seconds}
+    cluster=$(cat "$state/cluster" 2>/dev/null) || die "not running"
+    as_owner "$(bindir)/pg_ctl" -D "$cluster/data" -m fast -w stop >&2 || die "could not stop the server"
+    sleep "$seconds"
+    as_owner "$(bindir)/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 -o "$(cat "$state/options")" \
+        start >&2 || die "the server did not start again"
+    say "down for $seconds s, up again"
+}
+
 case ${1:-} in
     start) start ;;
+    restart)
+        cluster=$(cat "$state/cluster" 2>/dev/null) || die "not running"
+        as_owner "$(bindir)/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -m fast -w restart >&2 || die "the server did not restart"
+        ;;
+    pause) pause "${2:-}" ;;
     stop) stop ;;
     url) cat "$state/url" 2>/dev/null || exit 1 ;;
     ca) [ -f "$state/ca.crt" ] && echo "$state/ca.crt" || exit 1 ;;
     *)
-        echo "usage: $0 start|stop|url|ca" >&2
+        echo "usage: $0 start|stop|url|ca|restart|pause SECONDS" >&2
         exit 2
         ;;
 esac

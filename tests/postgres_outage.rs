@@ -74,6 +74,11 @@ fn survives(name: &str, outage: impl FnOnce()) {
     let output = child.wait_with_output().unwrap();
     let first = common::model::finished(output);
     assert!(first.code == 0 || first.code == 2, "exit {}: {}", first.code, first.stderr);
+    eprintln!(
+        "{name}: the worker exited {}{}",
+        first.code,
+        first.stderr.lines().last().map(|l| format!(": {l}")).unwrap_or_default()
+    );
     if let Some(password) = password_of(&url) {
         assert!(!first.stderr.contains(password), "the password is shown: {}", first.stderr);
     }
