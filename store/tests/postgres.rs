@@ -307,36 +307,39 @@ fn an_append_checks_the_epoch_itself_even_before_the_renewer_notices() {
 
 #[test]
 fn eight_workers_at_once_take_turns_and_every_seq_is_written_once() {
-    let Some(db) = Db::new() else { return };
-    let target = db.target();
-    let writing = Arc::new(AtomicUsize::new(0));
-    let workers: Vec<_> = (0..8)
-        .map(|worker| {
-            let (target, writing) = (target.clone(), writing.clone());
-            std::thread::spawn(move || {
-                let mut log =
-                    PgRunLog::open(&target, "shared", options(Duration::from_secs(120), Duration::from_secs(30)))
-                        .unwrap();
-                assert_eq!(writing.fetch_add(1, Ordering::SeqCst), 0, "two writers at once");
-                for i in 0..5 {
-                    log.append("kind.turn", json!({ "worker": worker, "i": i })).unwrap();
-                }
-                writing.fetch_sub(1, Ordering::SeqCst);
+    for (db, _dir, location) in stores() {
+        let writing = Arc::new(AtomicUsize::new(0));
+        let workers: Vec<_> = (0..8)
+            .map(|worker| {
+                let (location, writing) = (location.clone(), writing.clone());
+                std::thread::spawn(move || {
+                    let mut log =
+                        open_run(&location, "shared", options(Duration::from_secs(120), Duration::from_secs(30)))
+                            .unwrap();
+                    assert_eq!(writing.fetch_add(1, Ordering::SeqCst), 0, "two writers at once");
+                    for i in 0..5 {
+                        log.append("kind.turn", json!({ "worker": worker, "i": i })).unwrap();
+                    }
+                    writing.fetch_sub(1, Ordering::SeqCst);
+                })
             })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        let mut seqs = Vec::new();
+        scan(&location, Some("shared"), |e| {
+            seqs.push(e.seq);
+            Ok(())
         })
-        .collect();
-    for worker in workers {
-        worker.join().unwrap();
+        .unwrap();
+        assert_eq!(seqs, (1..=40).collect::<Vec<_>>(), "{}", location.display());
+        if let Some(db) = db {
+            let epoch: i64 =
+                db.sql().query_one("SELECT epoch FROM little.runs WHERE run_id = 'shared'", &[]).unwrap().get(0);
+            assert_eq!(epoch, 8, "each worker had an epoch of its own");
+        }
     }
-    let mut seqs = Vec::new();
-    scan(&db.location(), Some("shared"), |e| {
-        seqs.push(e.seq);
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
-    let epoch: i64 = db.sql().query_one("SELECT epoch FROM little.runs WHERE run_id = 'shared'", &[]).unwrap().get(0);
-    assert_eq!(epoch, 8, "each worker had an epoch of its own");
 }
 
 #[test]
@@ -431,6 +434,12 @@ fn a_database_without_the_schema_has_no_events() {
     assert!(!exists, "reading created nothing");
 }
 
+/// The server's `host:port`.
+fn host_port(db: &Db) -> String {
+    let shown = db.target().display();
+    shown["postgres://".len()..].split_once('@').unwrap().1.split('/').next().unwrap().to_string()
+}
+
 fn password_of(url: &str) -> String {
     let rest = &url[url.find("://").unwrap() + 3..];
     let userinfo = &rest[..rest.rfind('@').unwrap()];
@@ -444,6 +453,7 @@ fn connection_failures_are_clear_and_never_show_the_password() {
     let wrong = db.url.replacen(&format!(":{password}@"), ":n0t-the-pw@", 1);
     let error = open(&Target::parse(&wrong).unwrap(), "r").err().unwrap();
     assert!(error.contains("password authentication failed"), "{error}");
+    eprintln!("a wrong password: {error}");
     assert!(error.contains("postgres://little_test@127.0.0.1:"), "{error}");
     assert!(!error.contains("n0t-the-pw"), "{error}");
     // A port where nothing listens.
@@ -453,12 +463,14 @@ fn connection_failures_are_clear_and_never_show_the_password() {
     let refused = format!("postgres://little_test:{password}@127.0.0.1:{port}/x?sslmode=disable");
     let error = open(&Target::parse(&refused).unwrap(), "r").err().unwrap();
     assert!(error.contains("cannot connect") && error.to_lowercase().contains("refused"), "{error}");
+    eprintln!("nothing listening: {error}");
     assert!(!error.contains(&password), "{error}");
     for bad in [
         format!("postgres://little_test:{password}@127.0.0.1:99999/x"),
         format!("postgres://little_test:{password}@127.0.0.1/x?sslmode=maybe"),
     ] {
         let error = Location::parse(&bad).unwrap_err();
+        eprintln!("a bad URL: {error}");
         assert!(error.contains("is not a PostgreSQL URL"), "{error}");
         assert!(!error.contains(&password), "{error}");
     }
@@ -512,19 +524,18 @@ fn tls_as_sslmode_asks() {
     let verified = with_param(&db.url, &format!("sslmode=verify-full&sslrootcert={ca}"));
     assert!(uses_tls(&verified).unwrap());
     assert!(open(&Target::parse(&verified).unwrap(), "tls").is_ok());
-    // The certificate names localhost and 127.0.0.1, not this name: verify-ca does not look.
-    let other_name = verified.replace("@127.0.0.1:", "@127.0.0.2:");
-    if TcpStream::connect(format!(
-        "127.0.0.2:{}",
-        db.target().display().rsplit_once(':').unwrap().1.split('/').next().unwrap()
-    ))
-    .is_ok()
-    {
-        assert!(uses_tls(&other_name).unwrap_err().contains("certificate"));
-        assert!(uses_tls(&other_name.replace("verify-full", "verify-ca")).unwrap());
-    }
+    // The certificate names localhost and 127.0.0.1, not 127.0.0.2 (a proxy there):
+    // verify-full refuses it, verify-ca does not look at the name.
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.2", hostport.parse().unwrap());
+    let other_name = verified.replacen(&format!("@{hostport}/"), &format!("@127.0.0.2:{}/", proxy.port), 1);
+    let error = uses_tls(&other_name).unwrap_err();
+    assert!(error.contains("certificate") && error.contains("127.0.0.2"), "{error}");
+    eprintln!("verify-full, another name: {error}");
+    assert!(uses_tls(&other_name.replace("verify-full", "verify-ca")).unwrap());
     // Not signed by a root this client trusts.
     let error = uses_tls(&with_param(&db.url, "sslmode=verify-full&sslrootcert=system")).unwrap_err();
+    eprintln!("verify-full, the system's roots: {error}");
     assert!(error.contains("certificate") || error.contains("UnknownIssuer"), "{error}");
     assert!(!error.contains(&password_of(&db.url)), "{error}");
 }
@@ -539,8 +550,9 @@ struct Proxy {
 }
 
 impl Proxy {
-    fn new(upstream: std::net::SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    /// A proxy on `ip` (any of 127.0.0.0/8 is this machine) to `upstream`.
+    fn new(ip: &str, upstream: std::net::SocketAddr) -> Proxy {
+        let listener = TcpListener::bind((ip, 0)).unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let live = Arc::new(Mutex::new(Vec::<TcpStream>::new()));
@@ -604,11 +616,9 @@ impl Drop for Proxy {
 #[test]
 fn appends_survive_a_severed_connection_without_loss_or_doubling() {
     let Some(db) = Db::new() else { return };
-    let target = db.target();
-    let shown = target.display();
-    let hostport = shown["postgres://".len()..].split_once('@').unwrap().1.split('/').next().unwrap().to_string();
+    let hostport = host_port(&db);
     let upstream: std::net::SocketAddr = hostport.parse().unwrap();
-    let proxy = Arc::new(Proxy::new(upstream));
+    let proxy = Arc::new(Proxy::new("127.0.0.1", upstream));
     let through = with_param(
         &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
         "sslmode=disable",

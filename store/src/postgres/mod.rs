@@ -404,12 +404,19 @@ impl RunLog for PgRunLog {
         let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
         let mut taken_by = None;
         let outcome = self.connection.run("append an event", |client, retry| {
+            let mut tx = client.transaction()?;
+            // The run's row locked: no other append of the run is in flight, not even this
+            // writer's last try, should the server still be finishing it.
+            let row = tx.query_opt(
+                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
+                &[&run_id],
+            )?;
             if retry {
                 // The last try may have committed before its connection broke.
-                let row = client
-                    .query_opt("SELECT body FROM little.events WHERE run_id = $1 AND seq = $2", &[&run_id, &seq])?;
-                if let Some(row) = row {
-                    let found: &str = row.get(0);
+                let found =
+                    tx.query_opt("SELECT body FROM little.events WHERE run_id = $1 AND seq = $2", &[&run_id, &seq])?;
+                if let Some(found) = found {
+                    let found: &str = found.get(0);
                     return if found == body {
                         Ok(())
                     } else {
@@ -417,11 +424,6 @@ impl RunLog for PgRunLog {
                     };
                 }
             }
-            let mut tx = client.transaction()?;
-            let row = tx.query_opt(
-                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
-                &[&run_id],
-            )?;
             match row {
                 Some(row) if row.get::<_, i64>(0) == epoch => {}
                 Some(row) => {
