@@ -425,6 +425,27 @@ fn a_table_changed_by_someone_else_is_refused_clearly() {
 }
 
 #[test]
+fn events_changed_behind_the_store_are_refused_and_the_run_is_not_left_held() {
+    let Some(db) = Db::new() else { return };
+    let mut log = open(&db.target(), "edited").unwrap();
+    for i in 0..3 {
+        log.append("kind.x", json!({ "i": i })).unwrap();
+    }
+    drop(log);
+    db.sql().execute("DELETE FROM little.events WHERE run_id = 'edited' AND seq = 2", &[]).unwrap();
+    for _ in 0..2 {
+        // The second open finds the same problem, not a lease left behind by the first.
+        let error = open(&db.target(), "edited").err().unwrap();
+        assert!(error.contains("seq 3 where 2 was expected") && error.contains("lost"), "{error}");
+    }
+    let error = scan(&db.location(), None, |_| Ok(())).unwrap_err();
+    assert!(error.contains("seq 3 where 2 was expected"), "{error}");
+    db.sql().execute("UPDATE little.events SET body = 'not json' WHERE run_id = 'edited'", &[]).unwrap();
+    let error = open(&db.target(), "edited").err().unwrap();
+    assert!(error.contains("not an event"), "{error}");
+}
+
+#[test]
 fn a_database_without_the_schema_has_no_events() {
     let Some(db) = Db::new() else { return };
     let found = scan(&db.location(), None, |_| panic!("no event")).unwrap();

@@ -225,7 +225,17 @@ impl PgRunLog {
             }
             std::thread::sleep((options.lock_wait - waited).min(Duration::from_millis(200)));
         };
-        let events = load(&mut client, target, run_id)?;
+        let events = match load(&mut client, target, run_id) {
+            Ok(events) => events,
+            Err(why) => {
+                // Not kept for its whole lease by a run nobody can write.
+                let _ = client.execute(
+                    "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
+                    &[&run_id, &epoch],
+                );
+                return Err(why);
+            }
+        };
         let lease = Lease::default();
         let on_lost: Option<OnLost> = options.on_lost.map(Arc::from);
         let renewer =
