@@ -210,20 +210,33 @@ fn a_second_opener_waits_then_is_refused_naming_the_holder() {
 }
 
 #[test]
+fn the_lease_is_renewed_while_the_run_is_open() {
+    let Some(db) = Db::new() else { return };
+    let target = db.target();
+    let mut log = PgRunLog::open(&target, "renewed", options(Duration::ZERO, Duration::from_secs(2))).unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    let error = open(&target, "renewed").err().expect("still held, twice its lease later");
+    assert!(error.contains("is being written by"), "{error}");
+    log.append("kind.x", json!({})).unwrap();
+    assert!(!log.lease().unwrap().lost());
+}
+
+#[test]
 fn a_clean_close_lets_a_waiting_worker_in_at_once() {
     let Some(db) = Db::new() else { return };
     let target = db.target();
-    let first = open(&target, "handover").unwrap();
+    let mut first = open(&target, "handover").unwrap();
+    first.append("kind.first", json!({})).unwrap();
     let waiter_target = target.clone();
     let waiter = std::thread::spawn(move || {
         let log = PgRunLog::open(&waiter_target, "handover", options(Duration::from_secs(20), Duration::from_secs(30)));
-        (Instant::now(), log.map(|l| l.epoch()))
+        (Instant::now(), log.map(|l| (l.epoch(), l.events().len())))
     });
     std::thread::sleep(Duration::from_millis(500));
     let dropped = Instant::now();
     drop(first);
-    let (got_in, epoch) = waiter.join().unwrap();
-    assert_eq!(epoch.unwrap(), 2, "the waiter took the run with the next epoch");
+    let (got_in, opened) = waiter.join().unwrap();
+    assert_eq!(opened.unwrap(), (2, 1), "the waiter took the run with the next epoch and replays its event");
     assert!(got_in.duration_since(dropped) < Duration::from_secs(3), "not after the 30 s lease");
 }
 
