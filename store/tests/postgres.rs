@@ -741,6 +741,35 @@ fn follow_sees_each_event_as_it_is_written_and_returns_at_the_end() {
 }
 
 #[test]
+fn follow_goes_on_after_its_connection_is_cut() {
+    let Some(db) = Db::new() else { return };
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.1", hostport.parse().unwrap());
+    let through = with_param(
+        &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
+        "sslmode=disable",
+    );
+    let follower = std::thread::spawn(move || {
+        let mut seqs = Vec::new();
+        follow(&Location::parse(&through).unwrap(), "cut-follow", &|e| e.kind == "run.ended", &mut |e| {
+            seqs.push(e.seq);
+            Ok(())
+        })
+        .map(|()| seqs)
+    });
+    let mut log = open(&db.target(), "cut-follow").unwrap();
+    for i in 0..20 {
+        log.append("kind.step", json!({ "i": i })).unwrap();
+        if i % 5 == 2 {
+            proxy.sever(Duration::from_millis(300));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    log.append("run.ended", json!({})).unwrap();
+    assert_eq!(follower.join().unwrap().unwrap(), (1..=21).collect::<Vec<_>>(), "each event once, in order");
+}
+
+#[test]
 fn blobs_and_memory_files_live_in_the_database() {
     let Some(db) = Db::new() else { return };
     let mut a = open(&db.target(), "a").unwrap();
