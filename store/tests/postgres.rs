@@ -241,6 +241,22 @@ fn a_clean_close_lets_a_waiting_worker_in_at_once() {
 }
 
 #[test]
+fn a_close_after_a_cut_connection_still_lets_the_next_worker_in() {
+    let Some(db) = Db::new() else { return };
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.1", hostport.parse().unwrap());
+    let through = with_param(
+        &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
+        "sslmode=disable",
+    );
+    let first = open(&Target::parse(&through).unwrap(), "cut-close").unwrap();
+    proxy.sever(Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(100));
+    drop(first);
+    assert!(open(&db.target(), "cut-close").is_ok(), "released on a new connection, not left for 30 s");
+}
+
+#[test]
 fn after_expiry_a_takeover_fences_the_old_writer_out() {
     let Some(db) = Db::new() else { return };
     let target = db.target();

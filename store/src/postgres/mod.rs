@@ -372,14 +372,26 @@ impl Drop for PgRunLog {
             drop(stop);
             let _ = handle.join();
         }
-        // Let a waiting worker in at once; only while the lease is still this writer's.
-        if !self.lease.lost()
-            && let Some(client) = self.connection.client.as_mut()
-        {
-            let _ = client.execute(
-                "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
-                &[&self.run_id, &self.epoch],
-            );
+        // Let a waiting worker in at once; only while the lease is still this writer's. A
+        // broken connection gets one quick new try; failing that, the lease just expires.
+        if self.lease.lost() {
+            return;
+        }
+        let release = |client: &mut Client| {
+            client
+                .execute(
+                    "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
+                    &[&self.run_id, &self.epoch],
+                )
+                .is_ok()
+        };
+        if self.connection.client.as_mut().is_some_and(release) {
+            return;
+        }
+        let mut quick = self.connection.target.clone();
+        quick.connect_timeout = quick.connect_timeout.min(Duration::from_secs(2));
+        if let Ok(mut client) = connect::connect(&quick) {
+            release(&mut client);
         }
     }
 }
