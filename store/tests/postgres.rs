@@ -519,7 +519,12 @@ fn connection_failures_are_clear_and_never_show_the_password() {
         format!("postgres://little_test:{password}@127.0.0.1:99999/x"),
         format!("postgres://little_test:{password}@127.0.0.1/x?sslmode=maybe"),
     ] {
-        let error = Location::parse(&bad).unwrap_err();
+        let error = Target::parse(&bad).unwrap_err();
+        assert!(!error.contains(&password), "{error}");
+        // Through `--events`: the store says so when it is used.
+        let location = Location::parse(&bad).unwrap();
+        assert!(!location.display().contains(&password));
+        let error = open_run(&location, "r", options(Duration::ZERO, Duration::from_secs(30))).err().unwrap();
         eprintln!("a bad URL: {error}");
         assert!(error.contains("is not a PostgreSQL URL"), "{error}");
         assert!(!error.contains(&password), "{error}");
