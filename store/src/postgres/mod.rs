@@ -71,6 +71,9 @@ impl Connection {
     /// Runs `op` on a live connection; a broken connection is replaced and `op` run again
     /// (told by its argument that it is a retry) until `bound` has passed.
     fn run<T>(&mut self, what: &str, mut op: impl FnMut(&mut Client, bool) -> Result<T, Failure>) -> Result<T, String> {
+        if let Some(why) = self.target.why_unusable() {
+            return Err(why.to_string());
+        }
         let started = Instant::now();
         let mut retry = false;
         let mut pause = Duration::from_millis(50);
