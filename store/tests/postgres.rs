@@ -823,3 +823,20 @@ fn a_run_dir_is_under_the_working_directory() {
     let log = open(&db.target(), "here").unwrap();
     assert_eq!(log.run_dir(), std::env::current_dir().unwrap().join(".little/runs/here"));
 }
+
+#[test]
+fn a_long_run_id_is_written_and_read() {
+    let Some(db) = Db::new() else { return };
+    let run = "r".repeat(10_000);
+    let mut log = open(&db.target(), &run).unwrap();
+    log.append("kind.x", json!({})).unwrap();
+    drop(log);
+    let mut seen = 0;
+    scan(&db.location(), Some(&run), |e| {
+        assert_eq!(e.run_id, run);
+        seen += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(seen, 1);
+}

@@ -465,7 +465,9 @@ impl RunLog for PgRunLog {
                 "INSERT INTO little.events (run_id, seq, kind, body) VALUES ($1, $2, $3, $4)",
                 &[&run_id, &seq, &kind, &body],
             )?;
-            tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &run_id])?;
+            // Followers read again on any notification; the run id (cut to fit the 8000 bytes a
+            // payload may hold) only says which run moved.
+            tx.execute("SELECT pg_notify($1, left($2, 1000))", &[&CHANNEL, &run_id])?;
             tx.commit()?;
             Ok(())
         });
