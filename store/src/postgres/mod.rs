@@ -46,8 +46,11 @@ impl Failure {
     fn of(error: postgres::Error) -> Failure {
         let said = describe(&error);
         match error.code() {
-            // Connection exceptions, and the server shutting down or restarting.
-            Some(code) if code.code().starts_with("08") || code.code().starts_with("57P") => Failure::Broken(said),
+            // Connection exceptions, the server shutting down or restarting, and a
+            // transaction that lost a serialization conflict or a deadlock: worth trying again.
+            Some(code) if ["08", "57P", "40001", "40P01"].iter().any(|c| code.code().starts_with(c)) => {
+                Failure::Broken(said)
+            }
             Some(_) => Failure::Final(said),
             None => Failure::Broken(said),
         }
