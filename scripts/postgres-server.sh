@@ -69,10 +69,14 @@ as_owner() {
 
 start() {
     if url=$(cat "$state/url" 2>/dev/null) && [ -f "$state/cluster" ] &&
-        as_owner "$(bindir)/pg_ctl" -D "$(cat "$state/cluster")" status >/dev/null 2>&1; then
+        as_owner "$(bindir)/pg_ctl" -D "$(cat "$state/cluster")/data" status >/dev/null 2>&1; then
         say "already running"
         echo "$url"
         return 0
+    fi
+    # A cluster left by a server that is no longer running (a machine restarted).
+    if cluster=$(cat "$state/cluster" 2>/dev/null); then
+        case $cluster in /tmp/little-postgres.*) rm -rf "$cluster" ;; esac
     fi
     install
     local bin cluster port password superpw started=$SECONDS

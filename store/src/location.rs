@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use crate::postgres::Target;
 
 /// The store of a run's history.
+// One a command, read once from its arguments: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Location {
     File(PathBuf),
@@ -17,7 +19,9 @@ impl Location {
     pub fn parse(text: &str) -> Result<Location, String> {
         let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Ok(Location::Postgres(Target::parse(text)?))
+            // A URL that cannot be used says so when the store is first used: an error here
+            // would reach an argument parser that quotes the URL, password and all.
+            Ok(Location::Postgres(Target::parse(text).unwrap_or_else(|why| Target::unusable(text, why))))
         } else {
             Ok(Location::File(PathBuf::from(text)))
         }
@@ -58,5 +62,14 @@ mod tests {
         let shown = location.display();
         assert!(!shown.contains("s3cret"), "{shown}");
         assert!(shown.contains("db.example") && shown.contains("runs"), "{shown}");
+    }
+
+    #[test]
+    fn a_url_that_cannot_be_used_says_why_when_used_and_never_shows_its_password() {
+        let location = Location::parse("postgres://me:s3cret@db.example:bad/runs").unwrap();
+        assert!(!location.display().contains("s3cret"), "{}", location.display());
+        let error = crate::scan(&location, None, |_| Ok(())).unwrap_err();
+        assert!(error.contains("port `bad`"), "{error}");
+        assert!(!error.contains("s3cret"), "{error}");
     }
 }

@@ -210,21 +210,50 @@ fn a_second_opener_waits_then_is_refused_naming_the_holder() {
 }
 
 #[test]
+fn the_lease_is_renewed_while_the_run_is_open() {
+    let Some(db) = Db::new() else { return };
+    let target = db.target();
+    let mut log = PgRunLog::open(&target, "renewed", options(Duration::ZERO, Duration::from_secs(2))).unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    let error = open(&target, "renewed").err().expect("still held, twice its lease later");
+    assert!(error.contains("is being written by"), "{error}");
+    log.append("kind.x", json!({})).unwrap();
+    assert!(!log.lease().unwrap().lost());
+}
+
+#[test]
 fn a_clean_close_lets_a_waiting_worker_in_at_once() {
     let Some(db) = Db::new() else { return };
     let target = db.target();
-    let first = open(&target, "handover").unwrap();
+    let mut first = open(&target, "handover").unwrap();
+    first.append("kind.first", json!({})).unwrap();
     let waiter_target = target.clone();
     let waiter = std::thread::spawn(move || {
         let log = PgRunLog::open(&waiter_target, "handover", options(Duration::from_secs(20), Duration::from_secs(30)));
-        (Instant::now(), log.map(|l| l.epoch()))
+        (Instant::now(), log.map(|l| (l.epoch(), l.events().len())))
     });
     std::thread::sleep(Duration::from_millis(500));
     let dropped = Instant::now();
     drop(first);
-    let (got_in, epoch) = waiter.join().unwrap();
-    assert_eq!(epoch.unwrap(), 2, "the waiter took the run with the next epoch");
+    let (got_in, opened) = waiter.join().unwrap();
+    assert_eq!(opened.unwrap(), (2, 1), "the waiter took the run with the next epoch and replays its event");
     assert!(got_in.duration_since(dropped) < Duration::from_secs(3), "not after the 30 s lease");
+}
+
+#[test]
+fn a_close_after_a_cut_connection_still_lets_the_next_worker_in() {
+    let Some(db) = Db::new() else { return };
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.1", hostport.parse().unwrap());
+    let through = with_param(
+        &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
+        "sslmode=disable",
+    );
+    let first = open(&Target::parse(&through).unwrap(), "cut-close").unwrap();
+    proxy.sever(Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(100));
+    drop(first);
+    assert!(open(&db.target(), "cut-close").is_ok(), "released on a new connection, not left for 30 s");
 }
 
 #[test]
@@ -307,36 +336,39 @@ fn an_append_checks_the_epoch_itself_even_before_the_renewer_notices() {
 
 #[test]
 fn eight_workers_at_once_take_turns_and_every_seq_is_written_once() {
-    let Some(db) = Db::new() else { return };
-    let target = db.target();
-    let writing = Arc::new(AtomicUsize::new(0));
-    let workers: Vec<_> = (0..8)
-        .map(|worker| {
-            let (target, writing) = (target.clone(), writing.clone());
-            std::thread::spawn(move || {
-                let mut log =
-                    PgRunLog::open(&target, "shared", options(Duration::from_secs(120), Duration::from_secs(30)))
-                        .unwrap();
-                assert_eq!(writing.fetch_add(1, Ordering::SeqCst), 0, "two writers at once");
-                for i in 0..5 {
-                    log.append("kind.turn", json!({ "worker": worker, "i": i })).unwrap();
-                }
-                writing.fetch_sub(1, Ordering::SeqCst);
+    for (db, _dir, location) in stores() {
+        let writing = Arc::new(AtomicUsize::new(0));
+        let workers: Vec<_> = (0..8)
+            .map(|worker| {
+                let (location, writing) = (location.clone(), writing.clone());
+                std::thread::spawn(move || {
+                    let mut log =
+                        open_run(&location, "shared", options(Duration::from_secs(120), Duration::from_secs(30)))
+                            .unwrap();
+                    assert_eq!(writing.fetch_add(1, Ordering::SeqCst), 0, "two writers at once");
+                    for i in 0..5 {
+                        log.append("kind.turn", json!({ "worker": worker, "i": i })).unwrap();
+                    }
+                    writing.fetch_sub(1, Ordering::SeqCst);
+                })
             })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        let mut seqs = Vec::new();
+        scan(&location, Some("shared"), |e| {
+            seqs.push(e.seq);
+            Ok(())
         })
-        .collect();
-    for worker in workers {
-        worker.join().unwrap();
+        .unwrap();
+        assert_eq!(seqs, (1..=40).collect::<Vec<_>>(), "{}", location.display());
+        if let Some(db) = db {
+            let epoch: i64 =
+                db.sql().query_one("SELECT epoch FROM little.runs WHERE run_id = 'shared'", &[]).unwrap().get(0);
+            assert_eq!(epoch, 8, "each worker had an epoch of its own");
+        }
     }
-    let mut seqs = Vec::new();
-    scan(&db.location(), Some("shared"), |e| {
-        seqs.push(e.seq);
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
-    let epoch: i64 = db.sql().query_one("SELECT epoch FROM little.runs WHERE run_id = 'shared'", &[]).unwrap().get(0);
-    assert_eq!(epoch, 8, "each worker had an epoch of its own");
 }
 
 #[test]
@@ -422,6 +454,27 @@ fn a_table_changed_by_someone_else_is_refused_clearly() {
 }
 
 #[test]
+fn events_changed_behind_the_store_are_refused_and_the_run_is_not_left_held() {
+    let Some(db) = Db::new() else { return };
+    let mut log = open(&db.target(), "edited").unwrap();
+    for i in 0..3 {
+        log.append("kind.x", json!({ "i": i })).unwrap();
+    }
+    drop(log);
+    db.sql().execute("DELETE FROM little.events WHERE run_id = 'edited' AND seq = 2", &[]).unwrap();
+    for _ in 0..2 {
+        // The second open finds the same problem, not a lease left behind by the first.
+        let error = open(&db.target(), "edited").err().unwrap();
+        assert!(error.contains("seq 3 where 2 was expected") && error.contains("lost"), "{error}");
+    }
+    let error = scan(&db.location(), None, |_| Ok(())).unwrap_err();
+    assert!(error.contains("seq 3 where 2 was expected"), "{error}");
+    db.sql().execute("UPDATE little.events SET body = 'not json' WHERE run_id = 'edited'", &[]).unwrap();
+    let error = open(&db.target(), "edited").err().unwrap();
+    assert!(error.contains("not an event"), "{error}");
+}
+
+#[test]
 fn a_database_without_the_schema_has_no_events() {
     let Some(db) = Db::new() else { return };
     let found = scan(&db.location(), None, |_| panic!("no event")).unwrap();
@@ -429,6 +482,12 @@ fn a_database_without_the_schema_has_no_events() {
     assert_eq!(found.events, 0);
     let exists: bool = db.sql().query_one("SELECT to_regnamespace('little') IS NOT NULL", &[]).unwrap().get(0);
     assert!(!exists, "reading created nothing");
+}
+
+/// The server's `host:port`.
+fn host_port(db: &Db) -> String {
+    let shown = db.target().display();
+    shown["postgres://".len()..].split_once('@').unwrap().1.split('/').next().unwrap().to_string()
 }
 
 fn password_of(url: &str) -> String {
@@ -444,6 +503,7 @@ fn connection_failures_are_clear_and_never_show_the_password() {
     let wrong = db.url.replacen(&format!(":{password}@"), ":n0t-the-pw@", 1);
     let error = open(&Target::parse(&wrong).unwrap(), "r").err().unwrap();
     assert!(error.contains("password authentication failed"), "{error}");
+    eprintln!("a wrong password: {error}");
     assert!(error.contains("postgres://little_test@127.0.0.1:"), "{error}");
     assert!(!error.contains("n0t-the-pw"), "{error}");
     // A port where nothing listens.
@@ -453,12 +513,19 @@ fn connection_failures_are_clear_and_never_show_the_password() {
     let refused = format!("postgres://little_test:{password}@127.0.0.1:{port}/x?sslmode=disable");
     let error = open(&Target::parse(&refused).unwrap(), "r").err().unwrap();
     assert!(error.contains("cannot connect") && error.to_lowercase().contains("refused"), "{error}");
+    eprintln!("nothing listening: {error}");
     assert!(!error.contains(&password), "{error}");
     for bad in [
         format!("postgres://little_test:{password}@127.0.0.1:99999/x"),
         format!("postgres://little_test:{password}@127.0.0.1/x?sslmode=maybe"),
     ] {
-        let error = Location::parse(&bad).unwrap_err();
+        let error = Target::parse(&bad).unwrap_err();
+        assert!(!error.contains(&password), "{error}");
+        // Through `--events`: the store says so when it is used.
+        let location = Location::parse(&bad).unwrap();
+        assert!(!location.display().contains(&password));
+        let error = open_run(&location, "r", options(Duration::ZERO, Duration::from_secs(30))).err().unwrap();
+        eprintln!("a bad URL: {error}");
         assert!(error.contains("is not a PostgreSQL URL"), "{error}");
         assert!(!error.contains(&password), "{error}");
     }
@@ -512,19 +579,18 @@ fn tls_as_sslmode_asks() {
     let verified = with_param(&db.url, &format!("sslmode=verify-full&sslrootcert={ca}"));
     assert!(uses_tls(&verified).unwrap());
     assert!(open(&Target::parse(&verified).unwrap(), "tls").is_ok());
-    // The certificate names localhost and 127.0.0.1, not this name: verify-ca does not look.
-    let other_name = verified.replace("@127.0.0.1:", "@127.0.0.2:");
-    if TcpStream::connect(format!(
-        "127.0.0.2:{}",
-        db.target().display().rsplit_once(':').unwrap().1.split('/').next().unwrap()
-    ))
-    .is_ok()
-    {
-        assert!(uses_tls(&other_name).unwrap_err().contains("certificate"));
-        assert!(uses_tls(&other_name.replace("verify-full", "verify-ca")).unwrap());
-    }
+    // The certificate names localhost and 127.0.0.1, not 127.0.0.2 (a proxy there):
+    // verify-full refuses it, verify-ca does not look at the name.
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.2", hostport.parse().unwrap());
+    let other_name = verified.replacen(&format!("@{hostport}/"), &format!("@127.0.0.2:{}/", proxy.port), 1);
+    let error = uses_tls(&other_name).unwrap_err();
+    assert!(error.contains("certificate") && error.contains("127.0.0.2"), "{error}");
+    eprintln!("verify-full, another name: {error}");
+    assert!(uses_tls(&other_name.replace("verify-full", "verify-ca")).unwrap());
     // Not signed by a root this client trusts.
     let error = uses_tls(&with_param(&db.url, "sslmode=verify-full&sslrootcert=system")).unwrap_err();
+    eprintln!("verify-full, the system's roots: {error}");
     assert!(error.contains("certificate") || error.contains("UnknownIssuer"), "{error}");
     assert!(!error.contains(&password_of(&db.url)), "{error}");
 }
@@ -539,8 +605,9 @@ struct Proxy {
 }
 
 impl Proxy {
-    fn new(upstream: std::net::SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    /// A proxy on `ip` (any of 127.0.0.0/8 is this machine) to `upstream`.
+    fn new(ip: &str, upstream: std::net::SocketAddr) -> Proxy {
+        let listener = TcpListener::bind((ip, 0)).unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let live = Arc::new(Mutex::new(Vec::<TcpStream>::new()));
@@ -604,11 +671,9 @@ impl Drop for Proxy {
 #[test]
 fn appends_survive_a_severed_connection_without_loss_or_doubling() {
     let Some(db) = Db::new() else { return };
-    let target = db.target();
-    let shown = target.display();
-    let hostport = shown["postgres://".len()..].split_once('@').unwrap().1.split('/').next().unwrap().to_string();
+    let hostport = host_port(&db);
     let upstream: std::net::SocketAddr = hostport.parse().unwrap();
-    let proxy = Arc::new(Proxy::new(upstream));
+    let proxy = Arc::new(Proxy::new("127.0.0.1", upstream));
     let through = with_param(
         &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
         "sslmode=disable",
@@ -697,6 +762,35 @@ fn follow_sees_each_event_as_it_is_written_and_returns_at_the_end() {
 }
 
 #[test]
+fn follow_goes_on_after_its_connection_is_cut() {
+    let Some(db) = Db::new() else { return };
+    let hostport = host_port(&db);
+    let proxy = Proxy::new("127.0.0.1", hostport.parse().unwrap());
+    let through = with_param(
+        &db.url.replacen(&format!("@{hostport}/"), &format!("@127.0.0.1:{}/", proxy.port), 1),
+        "sslmode=disable",
+    );
+    let follower = std::thread::spawn(move || {
+        let mut seqs = Vec::new();
+        follow(&Location::parse(&through).unwrap(), "cut-follow", &|e| e.kind == "run.ended", &mut |e| {
+            seqs.push(e.seq);
+            Ok(())
+        })
+        .map(|()| seqs)
+    });
+    let mut log = open(&db.target(), "cut-follow").unwrap();
+    for i in 0..20 {
+        log.append("kind.step", json!({ "i": i })).unwrap();
+        if i % 5 == 2 {
+            proxy.sever(Duration::from_millis(300));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    log.append("run.ended", json!({})).unwrap();
+    assert_eq!(follower.join().unwrap().unwrap(), (1..=21).collect::<Vec<_>>(), "each event once, in order");
+}
+
+#[test]
 fn blobs_and_memory_files_live_in_the_database() {
     let Some(db) = Db::new() else { return };
     let mut a = open(&db.target(), "a").unwrap();
@@ -728,4 +822,21 @@ fn a_run_dir_is_under_the_working_directory() {
     let Some(db) = Db::new() else { return };
     let log = open(&db.target(), "here").unwrap();
     assert_eq!(log.run_dir(), std::env::current_dir().unwrap().join(".little/runs/here"));
+}
+
+#[test]
+fn a_long_run_id_is_written_and_read() {
+    let Some(db) = Db::new() else { return };
+    let run = "r".repeat(10_000);
+    let mut log = open(&db.target(), &run).unwrap();
+    log.append("kind.x", json!({})).unwrap();
+    drop(log);
+    let mut seen = 0;
+    scan(&db.location(), Some(&run), |e| {
+        assert_eq!(e.run_id, run);
+        seen += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(seen, 1);
 }

@@ -24,6 +24,9 @@ pub fn connect(target: &Target) -> Result<Client, String> {
 /// credentials, this database or these parameters (as opposed to being unreachable or
 /// starting up).
 pub(crate) fn connect_or_why(target: &Target) -> Result<Client, (String, bool)> {
+    if let Some(why) = target.why_unusable() {
+        return Err((why.to_string(), true));
+    }
     let mut config = postgres::Config::new();
     config
         .host(&target.host)

@@ -46,8 +46,11 @@ impl Failure {
     fn of(error: postgres::Error) -> Failure {
         let said = describe(&error);
         match error.code() {
-            // Connection exceptions, and the server shutting down or restarting.
-            Some(code) if code.code().starts_with("08") || code.code().starts_with("57P") => Failure::Broken(said),
+            // Connection exceptions, the server shutting down or restarting, and a
+            // transaction that lost a serialization conflict or a deadlock: worth trying again.
+            Some(code) if ["08", "57P", "40001", "40P01"].iter().any(|c| code.code().starts_with(c)) => {
+                Failure::Broken(said)
+            }
             Some(_) => Failure::Final(said),
             None => Failure::Broken(said),
         }
@@ -71,6 +74,9 @@ impl Connection {
     /// Runs `op` on a live connection; a broken connection is replaced and `op` run again
     /// (told by its argument that it is a retry) until `bound` has passed.
     fn run<T>(&mut self, what: &str, mut op: impl FnMut(&mut Client, bool) -> Result<T, Failure>) -> Result<T, String> {
+        if let Some(why) = self.target.why_unusable() {
+            return Err(why.to_string());
+        }
         let started = Instant::now();
         let mut retry = false;
         let mut pause = Duration::from_millis(50);
@@ -225,7 +231,17 @@ impl PgRunLog {
             }
             std::thread::sleep((options.lock_wait - waited).min(Duration::from_millis(200)));
         };
-        let events = load(&mut client, target, run_id)?;
+        let events = match load(&mut client, target, run_id) {
+            Ok(events) => events,
+            Err(why) => {
+                // Not kept for its whole lease by a run nobody can write.
+                let _ = client.execute(
+                    "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
+                    &[&run_id, &epoch],
+                );
+                return Err(why);
+            }
+        };
         let lease = Lease::default();
         let on_lost: Option<OnLost> = options.on_lost.map(Arc::from);
         let renewer =
@@ -362,14 +378,26 @@ impl Drop for PgRunLog {
             drop(stop);
             let _ = handle.join();
         }
-        // Let a waiting worker in at once; only while the lease is still this writer's.
-        if !self.lease.lost()
-            && let Some(client) = self.connection.client.as_mut()
-        {
-            let _ = client.execute(
-                "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
-                &[&self.run_id, &self.epoch],
-            );
+        // Let a waiting worker in at once; only while the lease is still this writer's. A
+        // broken connection gets one quick new try; failing that, the lease just expires.
+        if self.lease.lost() {
+            return;
+        }
+        let release = |client: &mut Client| {
+            client
+                .execute(
+                    "UPDATE little.runs SET lease_until = now() WHERE run_id = $1 AND epoch = $2",
+                    &[&self.run_id, &self.epoch],
+                )
+                .is_ok()
+        };
+        if self.connection.client.as_mut().is_some_and(release) {
+            return;
+        }
+        let mut quick = self.connection.target.clone();
+        quick.connect_timeout = quick.connect_timeout.min(Duration::from_secs(2));
+        if let Ok(mut client) = connect::connect(&quick) {
+            release(&mut client);
         }
     }
 }
@@ -404,12 +432,19 @@ impl RunLog for PgRunLog {
         let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
         let mut taken_by = None;
         let outcome = self.connection.run("append an event", |client, retry| {
+            let mut tx = client.transaction()?;
+            // The run's row locked: no other append of the run is in flight, not even this
+            // writer's last try, should the server still be finishing it.
+            let row = tx.query_opt(
+                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
+                &[&run_id],
+            )?;
             if retry {
                 // The last try may have committed before its connection broke.
-                let row = client
-                    .query_opt("SELECT body FROM little.events WHERE run_id = $1 AND seq = $2", &[&run_id, &seq])?;
-                if let Some(row) = row {
-                    let found: &str = row.get(0);
+                let found =
+                    tx.query_opt("SELECT body FROM little.events WHERE run_id = $1 AND seq = $2", &[&run_id, &seq])?;
+                if let Some(found) = found {
+                    let found: &str = found.get(0);
                     return if found == body {
                         Ok(())
                     } else {
@@ -417,11 +452,6 @@ impl RunLog for PgRunLog {
                     };
                 }
             }
-            let mut tx = client.transaction()?;
-            let row = tx.query_opt(
-                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
-                &[&run_id],
-            )?;
             match row {
                 Some(row) if row.get::<_, i64>(0) == epoch => {}
                 Some(row) => {
@@ -438,7 +468,9 @@ impl RunLog for PgRunLog {
                 "INSERT INTO little.events (run_id, seq, kind, body) VALUES ($1, $2, $3, $4)",
                 &[&run_id, &seq, &kind, &body],
             )?;
-            tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &run_id])?;
+            // Followers read again on any notification; the run id (cut to fit the 8000 bytes a
+            // payload may hold) only says which run moved.
+            tx.execute("SELECT pg_notify($1, left($2, 1000))", &[&CHANNEL, &run_id])?;
             tx.commit()?;
             Ok(())
         });

@@ -60,6 +60,8 @@ pub struct Target {
     pub(crate) application_name: String,
     shown: String,
     notes: Vec<String>,
+    /// Why the URL cannot be used, for a target kept to report it when first used.
+    unusable: Option<String>,
 }
 
 // A password must not reach a `{:?}` either.
@@ -224,7 +226,32 @@ impl Target {
             application_name,
             shown,
             notes,
+            unusable: None,
         })
+    }
+
+    /// A URL that [`Target::parse`] refused, kept to say why when it is used: an argument
+    /// parser that quotes the value it was given would show its password.
+    pub fn unusable(url: &str, why: String) -> Target {
+        Target {
+            host: String::new(),
+            port: 0,
+            user: String::new(),
+            password: None,
+            dbname: String::new(),
+            sslmode: SslMode::Disable,
+            sslrootcert: None,
+            connect_timeout: Duration::ZERO,
+            application_name: String::new(),
+            shown: mask(url),
+            notes: Vec::new(),
+            unusable: Some(why),
+        }
+    }
+
+    /// Why the URL cannot be used, for a target made by [`Target::unusable`].
+    pub fn why_unusable(&self) -> Option<&str> {
+        self.unusable.as_deref()
     }
 
     /// The database as shown to a person: `postgres://user@host:port/db`, never a password.
