@@ -345,7 +345,8 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
         None => little_pipeline::Planner::Harness(args.harness.options()),
     };
-    let store = little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease };
+    let store =
+        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
@@ -412,7 +413,8 @@ fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
 }
 
 pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let store = little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease };
+    let store =
+        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
     let request = little_pipeline::fix::FixRequest {
         lwir: &args.lwir,
         step: &args.step,

@@ -643,13 +643,12 @@ fn stores(c: &mut Criterion) {
             )
         });
         if let Some(url) = &database {
+            let dir = RunDir::new(Place::Disk, &server.base_url());
             let store = little_pipeline::Store {
                 location: little_store::Location::parse(url).unwrap(),
                 lease: little_pipeline::Store::DEFAULT_LEASE,
+                work_dir: Some(dir.dir.clone()),
             };
-            let dir = RunDir::new(Place::Disk, &server.base_url());
-            // A database run works in `.little/runs/` of the working directory.
-            std::env::set_current_dir(&dir.dir).unwrap();
             group.bench_function(format!("store/postgres/{n}"), |b| {
                 b.iter_batched(
                     fresh_run,
@@ -660,12 +659,12 @@ fn stores(c: &mut Criterion) {
         }
     }
     if let Some(url) = &database {
+        let (server, dir) = fresh(Place::Disk, 39);
         let store = little_pipeline::Store {
             location: little_store::Location::parse(url).unwrap(),
             lease: little_pipeline::Store::DEFAULT_LEASE,
+            work_dir: Some(dir.dir.clone()),
         };
-        let (server, dir) = fresh(Place::Disk, 39);
-        std::env::set_current_dir(&dir.dir).unwrap();
         let run = fresh_run();
         let recorded = dir.plan_in(&store, &run, Mode::None, &mut Silent);
         assert_eq!(recorded.session.model_calls, 40);

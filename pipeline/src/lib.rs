@@ -46,6 +46,8 @@ pub use register::Registration;
 pub struct Store {
     pub location: little_store::Location,
     pub lease: std::time::Duration,
+    /// Where a database run keeps its files on this machine (`None`: the working directory).
+    pub work_dir: Option<std::path::PathBuf>,
 }
 
 impl Store {
@@ -54,7 +56,7 @@ impl Store {
 
     /// A file log at `path`.
     pub fn file(path: impl Into<std::path::PathBuf>) -> Store {
-        Store { location: little_store::Location::File(path.into()), lease: Store::DEFAULT_LEASE }
+        Store { location: little_store::Location::File(path.into()), lease: Store::DEFAULT_LEASE, work_dir: None }
     }
 }
 

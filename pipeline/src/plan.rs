@@ -299,6 +299,7 @@ pub(crate) fn open_log(
         // Nothing a worker whose run was taken over does can be recorded: what it has
         // running is stopped at once.
         on_lost: Some(Box::new(little_sandbox::kill_registered_groups)),
+        work_dir: store.work_dir.clone(),
     };
     let log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
     for note in log.notes() {

@@ -2,6 +2,8 @@
 //! mutation changes one recorded part of one call in the log (keeping the log readable),
 //! and resuming must then stop with exactly one `pipeline.replay_divergence` that names
 //! that call and that part, having sent and run nothing. The unmutated log replays whole.
+//! One suite, run against each store: the JSON Lines file and PostgreSQL (the server of
+//! `LITTLE_TEST_POSTGRES_URL`; without it those say so and pass, except in CI).
 
 mod common;
 
@@ -14,8 +16,7 @@ use serde_json::{Value, json};
 
 /// Records a three-turn session (two bash calls, a submission) and returns the folder,
 /// the log's lines and the server (kept alive to count requests).
-fn recorded() -> (Scratch, Vec<Event>, little_provider::testing::ScriptedServer, std::path::PathBuf) {
-    let s = Scratch::new(&format!("replay-{}", std::thread::current().name().unwrap_or("t").replace("::", "-")));
+fn recorded(s: Scratch) -> (Scratch, Vec<Event>, little_provider::testing::ScriptedServer, std::path::PathBuf) {
     let server = scripted(vec![bash("b1", "echo one"), bash("b2", "echo two >> marker"), submit("s1", good_lwir())]);
     let config = s.provider(&server.base_url(), true);
     let mut options = s.harness_options(&config);
@@ -32,9 +33,40 @@ fn resume(s: &Scratch, config: &std::path::Path) -> Result<little_pipeline::Plan
 }
 
 fn write_log(s: &Scratch, events: &[Event]) {
-    let text: String = events.iter().map(|e| serde_json::to_string(&e.to_json()).unwrap() + "\n").collect();
-    s.write("events.jsonl", &text);
+    s.rewrite_events("run_r", events);
 }
+
+/// The folder of the running test, its history in `store`.
+fn scratch(store: Store) -> Option<Scratch> {
+    let name = format!("replay-{}", std::thread::current().name().unwrap_or("t").replace("::", "-"));
+    match store {
+        Store::File => Some(Scratch::new(&name)),
+        Store::Postgres => common::test_database(&name).map(|url| Scratch::on_postgres(&name, url)),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Store {
+    File,
+    Postgres,
+}
+
+/// Each test of the suite, once a store.
+macro_rules! against_each_store {
+    ($($test:ident),* $(,)?) => {
+        mod file {
+            $(#[test] fn $test() { if let Some(s) = super::scratch(super::Store::File) { super::$test(s) } })*
+        }
+        mod postgres {
+            $(#[test] fn $test() { if let Some(s) = super::scratch(super::Store::Postgres) { super::$test(s) } })*
+        }
+    };
+}
+
+against_each_store!(
+    the_unmutated_log_replays_without_calling_anything,
+    every_mutated_call_is_exactly_one_divergence_naming_it
+);
 
 /// One mutation: which event (by type and ordinal), what to change in its payload, and
 /// what the diagnostic must name.
@@ -123,9 +155,8 @@ fn mutations() -> Vec<Mutation> {
     ]
 }
 
-#[test]
-fn the_unmutated_log_replays_without_calling_anything() {
-    let (s, log, server, config) = recorded();
+fn the_unmutated_log_replays_without_calling_anything(s: Scratch) {
+    let (s, log, server, config) = recorded(s);
     let replayed = registered(resume(&s, &config));
     assert_eq!((replayed.session.model_calls, replayed.session.tool_runs), (0, 0));
     assert_eq!((replayed.session.model_replayed, replayed.session.tool_replayed), (3, 3));
@@ -133,9 +164,8 @@ fn the_unmutated_log_replays_without_calling_anything() {
     assert_eq!(s.events("run_r"), log);
 }
 
-#[test]
-fn every_mutated_call_is_exactly_one_divergence_naming_it() {
-    let (s, log, server, config) = recorded();
+fn every_mutated_call_is_exactly_one_divergence_naming_it(s: Scratch) {
+    let (s, log, server, config) = recorded(s);
     let marker = s.scratch_dir("run_r").join("marker");
     for mutation in mutations() {
         let mut events = log.clone();

@@ -125,6 +125,9 @@ pub struct OpenOptions<'a> {
     /// Called (on the lease's thread) when another worker took the run over: what this one
     /// has running must stop, since nothing it does can be recorded any more.
     pub on_lost: Option<Box<dyn Fn() + Send + Sync>>,
+    /// Where a database run keeps its files on this machine (`.little/runs/<runId>` below
+    /// it); `None`: the working directory. A file log keeps them beside itself.
+    pub work_dir: Option<PathBuf>,
 }
 
 /// A run's history opened by its one writer.

@@ -97,7 +97,7 @@ fn with_param(url: &str, param: &str) -> String {
 }
 
 fn options(lock_wait: Duration, lease: Duration) -> OpenOptions<'static> {
-    OpenOptions { lock_wait, lease, on_wait: Box::leak(Box::new(|_: &str| {})), on_lost: None }
+    OpenOptions { lock_wait, lease, on_wait: Box::leak(Box::new(|_: &str| {})), on_lost: None, work_dir: None }
 }
 
 fn open(target: &Target, run: &str) -> Result<PgRunLog, String> {
@@ -196,6 +196,7 @@ fn a_second_opener_waits_then_is_refused_naming_the_holder() {
             lease: Duration::from_secs(30),
             on_wait: &mut |m| told.push(m.to_string()),
             on_lost: None,
+            work_dir: None,
         },
     )
     .err()
@@ -270,6 +271,7 @@ fn after_expiry_a_takeover_fences_the_old_writer_out() {
             lease: Duration::from_secs(3),
             on_wait: &mut |_| {},
             on_lost: Some(Box::new(move || flag.store(true, Ordering::SeqCst))),
+            work_dir: None,
         },
     )
     .unwrap();

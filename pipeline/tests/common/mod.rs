@@ -17,17 +17,45 @@ pub fn example(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A scratch folder holding `definition.json`, `input.json`, `lwir.json`.
+/// A scratch folder holding `definition.json`, `input.json`, `lwir.json`; its runs keep
+/// their history in `events.jsonl` there, or in a PostgreSQL database.
 pub struct Scratch {
     pub dir: PathBuf,
+    /// The database URL, when the runs' history is kept there.
+    database: Option<String>,
+}
+
+/// The test server's URL (`scripts/postgres-server.sh start`), or `None` with a note
+/// outside CI; in CI (`CI=true`) a missing server fails the test.
+pub fn test_database(test: &str) -> Option<String> {
+    match std::env::var("LITTLE_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
+            panic!("{test}: LITTLE_TEST_POSTGRES_URL is not set, and CI must test against PostgreSQL")
+        }
+        _ => {
+            eprintln!("{test}: skipped: LITTLE_TEST_POSTGRES_URL is not set (scripts/postgres-server.sh start)");
+            None
+        }
+    }
 }
 
 impl Scratch {
     pub fn new(name: &str) -> Scratch {
+        Scratch::with_database(name, None)
+    }
+
+    /// A scratch folder whose runs keep their history in the database `url`, under run ids
+    /// of their own (`<folder>-<run id>`), their files in the folder.
+    pub fn on_postgres(name: &str, url: String) -> Scratch {
+        Scratch::with_database(name, Some(url))
+    }
+
+    fn with_database(name: &str, database: Option<String>) -> Scratch {
         let dir = std::env::temp_dir().join(format!("little-pipeline-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let scratch = Scratch { dir };
+        let scratch = Scratch { dir, database };
         scratch.write("definition.json", &example("definition.json"));
         scratch.write("input.json", &example("input.json"));
         scratch.write("lwir.json", &example("lwir.json"));
@@ -150,11 +178,8 @@ fi"#,
         options: HarnessOptions<'_>,
         max_attempts: u32,
     ) -> Result<PlanReport, Failure> {
-        let (definition, input, events) = (
-            self.path("definition.json"),
-            self.path("input.json"),
-            little_pipeline::Store::file(self.path("events.jsonl")),
-        );
+        let (definition, input, events) = (self.path("definition.json"), self.path("input.json"), self.store());
+        let run_id = &self.run_id(run_id);
         let request = PlanRequest {
             outer_loop: None,
             definition: &definition,
@@ -168,19 +193,69 @@ fi"#,
         little_pipeline::plan(&request, &mut Silent)
     }
 
+    /// Where this folder's runs keep their history.
+    pub fn store(&self) -> little_pipeline::Store {
+        match &self.database {
+            None => little_pipeline::Store::file(self.path("events.jsonl")),
+            Some(url) => little_pipeline::Store {
+                location: little_store::Location::parse(url).unwrap(),
+                lease: little_pipeline::Store::DEFAULT_LEASE,
+                work_dir: Some(self.dir.clone()),
+            },
+        }
+    }
+
+    /// The id a run of this folder has in its store: a database is shared by every test.
+    pub fn run_id(&self, run_id: &str) -> String {
+        match &self.database {
+            None => run_id.to_string(),
+            Some(_) => format!("{}-{run_id}", self.dir.file_name().unwrap().to_string_lossy()),
+        }
+    }
+
     /// The run's scratch directory (cycle 1).
     pub fn scratch_dir(&self, run_id: &str) -> PathBuf {
-        self.dir.join(".little/runs").join(run_id).join("cycle-1/scratch")
+        self.dir.join(".little/runs").join(self.run_id(run_id)).join("cycle-1/scratch")
     }
 
     /// The events of a run.
     pub fn events(&self, run_id: &str) -> Vec<little_pipeline::events::Event> {
-        little_pipeline::events::read(&self.path("events.jsonl"))
-            .unwrap()
-            .events
-            .into_iter()
-            .filter(|e| e.run_id == run_id)
-            .collect()
+        let run = self.run_id(run_id);
+        let mut events = Vec::new();
+        little_store::scan(&self.store().location, Some(&run), |event| {
+            events.push(event);
+            Ok(())
+        })
+        .unwrap();
+        events
+    }
+
+    /// Replaces the recorded events of a run with `events` (the test's edit of a history).
+    pub fn rewrite_events(&self, run_id: &str, events: &[little_pipeline::events::Event]) {
+        match &self.database {
+            None => {
+                let text: String = events.iter().map(|e| e.to_text() + "\n").collect();
+                self.write("events.jsonl", &text);
+            }
+            Some(url) => {
+                let run = self.run_id(run_id);
+                let mut sql = format!("BEGIN; DELETE FROM little.events WHERE run_id = '{run}';\n");
+                for event in events {
+                    sql.push_str(&format!(
+                        "INSERT INTO little.events (run_id, seq, kind, body) VALUES ('{run}', {}, '{}', $body${}$body$);\n",
+                        event.seq,
+                        event.kind,
+                        event.to_text()
+                    ));
+                }
+                sql.push_str("COMMIT;\n");
+                let output = std::process::Command::new("psql")
+                    .args([url.as_str(), "-v", "ON_ERROR_STOP=1", "-q", "-c", &sql])
+                    .output()
+                    .expect("psql runs");
+                assert!(output.status.success(), "psql: {}", String::from_utf8_lossy(&output.stderr));
+            }
+        }
     }
 
     /// The event types of a run, in order.

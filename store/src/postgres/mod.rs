@@ -173,6 +173,8 @@ pub struct PgRunLog {
     /// Dropping the sender stops the renewer.
     renewer: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
     notes: Vec<String>,
+    /// Where the run keeps its files (`None`: the working directory).
+    work_dir: Option<PathBuf>,
 }
 
 impl PgRunLog {
@@ -256,6 +258,7 @@ impl PgRunLog {
             on_lost,
             renewer: Some(renewer),
             notes: target.notes().to_vec(),
+            work_dir: options.work_dir,
         })
     }
 
@@ -416,7 +419,8 @@ impl RunLog for PgRunLog {
     }
 
     fn run_dir(&self) -> PathBuf {
-        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let here =
+            self.work_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         here.join(".little").join("runs").join(&self.run_id)
     }
 
