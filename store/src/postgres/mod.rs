@@ -436,6 +436,37 @@ impl RunLog for PgRunLog {
         let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
         let mut taken_by = None;
         let outcome = self.connection.run("append an event", |client, retry| {
+            if !retry {
+                // A first try is one statement, its own transaction: the run's row locked and
+                // its epoch compared, the event inserted only when it is ours, the followers
+                // told. One round trip where the steps below take several.
+                let row = client.query_opt(
+                    "WITH fence AS (
+                         SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE
+                     ), inserted AS (
+                         INSERT INTO little.events (run_id, seq, kind, body)
+                         SELECT $1, $2, $3, $4 FROM fence WHERE fence.epoch = $5
+                         RETURNING 1
+                     ), told AS (
+                         SELECT pg_notify($6, left($1, 1000)) FROM inserted
+                     )
+                     SELECT epoch, owner_host, owner_pid, (SELECT count(*) FROM inserted), (SELECT count(*) FROM told)
+                     FROM fence",
+                    &[&run_id, &seq, &kind, &body, &epoch, &CHANNEL],
+                )?;
+                return match row {
+                    Some(row) if row.get::<_, i64>(3) == 1 => Ok(()),
+                    Some(row) => {
+                        let (other, host, pid): (i64, String, i32) = (row.get(0), row.get(1), row.get(2));
+                        taken_by = Some(format!("the worker on `{host}` with pid {pid} (epoch {other})"));
+                        Err(Failure::Final("taken over".to_string()))
+                    }
+                    None => {
+                        taken_by = Some("nobody: its lease was removed".to_string());
+                        Err(Failure::Final("taken over".to_string()))
+                    }
+                };
+            }
             let mut tx = client.transaction()?;
             // The run's row locked: no other append of the run is in flight, not even this
             // writer's last try, should the server still be finishing it.
