@@ -7,7 +7,7 @@
 //!   it — cgroup v2 under the nearest ancestor of little's own cgroup that has the `memory`
 //!   and `pids` controllers enabled for its children and that little may write, else cgroup
 //!   v1's `memory` and `pids` hierarchies where little may write them. The command is moved
-//!   into it between fork and exec (it writes `0` to `cgroup.procs`), so everything it
+//!   into it between fork and exec (it writes `0` to `cgroup.procs`, or v1's `tasks`), so everything it
 //!   starts, bubblewrap included, is counted, and whatever is left in it after the call is
 //!   killed (also what left the process group with `setsid`). Without a memory cgroup,
 //!   `RLIMIT_AS` holds each process alone to the bound, not all of them together; without a
@@ -272,7 +272,8 @@ fn writable(dir: &Path) -> bool {
 pub(crate) struct CallCgroup {
     memory: Option<PathBuf>,
     pids: Option<PathBuf>,
-    /// `cgroup.procs` of each directory, open for the child to write `0` into.
+    /// The file of each directory the child writes `0` into to join it (`cgroup.procs`, or
+    /// v1's `tasks`), open.
     procs: Vec<OwnedFd>,
 }
 
@@ -325,15 +326,21 @@ impl CallCgroup {
         }
         let mut dirs: Vec<&PathBuf> = call.memory.iter().chain(call.pids.iter()).collect();
         dirs.dedup();
+        // How the child joins: cgroup v1 lets a thread move itself by writing `0` to
+        // `tasks`, which the kernel does without taking `cgroup_threadgroup_rwsem` for
+        // writing, and so without waiting for an RCU grace period (milliseconds on a busy
+        // machine, ~0.1 ms this way); the child is one thread, so its thread is its process.
+        // cgroup v2 has no such door outside threaded subtrees: `cgroup.procs` it is.
+        let join = if v2 { "cgroup.procs" } else { "tasks" };
         let mut procs = Vec::new();
         for dir in dirs {
-            procs.push(open_write(&dir.join("cgroup.procs"))?);
+            procs.push(open_write(&dir.join(join))?);
         }
         call.procs = procs;
         Ok(Some(call))
     }
 
-    /// The `cgroup.procs` descriptors the child writes `0` into before `exec`.
+    /// The descriptors the child writes `0` into before `exec`, to join the cgroups.
     pub(crate) fn procs_fds(&self) -> [RawFd; 2] {
         let mut fds = [-1; 2];
         for (slot, fd) in fds.iter_mut().zip(&self.procs) {
