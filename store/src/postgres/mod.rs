@@ -21,8 +21,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use postgres::Client;
 use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, Statement};
 use serde_json::Value;
 
 pub use connect::{connect, describe};
@@ -35,6 +35,21 @@ pub const RETRY_BOUND: Duration = Duration::from_secs(30);
 
 /// The channel whose notifications carry the run id of each event written.
 const CHANNEL: &str = "little_events";
+
+/// An append's first try, one statement and its own transaction: the run's row locked and
+/// its epoch compared, the event inserted only when the epoch is this writer's, the
+/// followers told. One round trip where the careful path of a retry takes several.
+const APPEND_FENCED: &str = "WITH fence AS (
+         SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE
+     ), inserted AS (
+         INSERT INTO little.events (run_id, seq, kind, body)
+         SELECT $1, $2, $3, $4 FROM fence WHERE fence.epoch = $5
+         RETURNING 1
+     ), told AS (
+         SELECT pg_notify($6, left($1, 1000)) FROM inserted
+     )
+     SELECT epoch, owner_host, owner_pid, (SELECT count(*) FROM inserted), (SELECT count(*) FROM told)
+     FROM fence";
 
 /// Why a database operation failed: the connection (worth a new one), or the answer.
 enum Failure {
@@ -66,14 +81,38 @@ impl From<postgres::Error> for Failure {
 /// A connection to the database that is made again when it broke, for a bounded time.
 struct Connection {
     target: Target,
-    client: Option<Client>,
+    client: Option<Live>,
     bound: Duration,
+}
+
+/// A live connection and the statements prepared on it. A statement run by its text is
+/// parsed and described by the server first, a round trip of its own each time; the
+/// statements of every turn are prepared once a connection.
+struct Live {
+    client: Client,
+    statements: BTreeMap<&'static str, Statement>,
+}
+
+impl Live {
+    fn new(client: Client) -> Live {
+        Live { client, statements: BTreeMap::new() }
+    }
+
+    /// `sql` prepared on this connection, once.
+    fn prepared(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.statements.insert(sql, statement.clone());
+        Ok(statement)
+    }
 }
 
 impl Connection {
     /// Runs `op` on a live connection; a broken connection is replaced and `op` run again
     /// (told by its argument that it is a retry) until `bound` has passed.
-    fn run<T>(&mut self, what: &str, mut op: impl FnMut(&mut Client, bool) -> Result<T, Failure>) -> Result<T, String> {
+    fn run<T>(&mut self, what: &str, mut op: impl FnMut(&mut Live, bool) -> Result<T, Failure>) -> Result<T, String> {
         if let Some(why) = self.target.why_unusable() {
             return Err(why.to_string());
         }
@@ -85,8 +124,8 @@ impl Connection {
                 Some(client) => op(client, retry),
                 None => match connect::connect_or_why(&self.target) {
                     Ok(client) => {
-                        let client = self.client.insert(client);
-                        op(client, retry)
+                        let live = self.client.insert(Live::new(client));
+                        op(live, retry)
                     }
                     Err((why, lasting)) => Err(if lasting { Failure::Final(why) } else { Failure::Broken(why) }),
                 },
@@ -249,7 +288,7 @@ impl PgRunLog {
         let renewer =
             spawn_renewer(target.clone(), run_id.to_string(), epoch, options.lease, lease.clone(), on_lost.clone());
         Ok(PgRunLog {
-            connection: Connection { target: target.clone(), client: Some(client), bound: RETRY_BOUND },
+            connection: Connection { target: target.clone(), client: Some(Live::new(client)), bound: RETRY_BOUND },
             shown,
             run_id: run_id.to_string(),
             epoch,
@@ -394,7 +433,7 @@ impl Drop for PgRunLog {
                 )
                 .is_ok()
         };
-        if self.connection.client.as_mut().is_some_and(release) {
+        if self.connection.client.as_mut().is_some_and(|live| release(&mut live.client)) {
             return;
         }
         let mut quick = self.connection.target.clone();
@@ -435,25 +474,10 @@ impl RunLog for PgRunLog {
         }
         let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
         let mut taken_by = None;
-        let outcome = self.connection.run("append an event", |client, retry| {
+        let outcome = self.connection.run("append an event", |live, retry| {
             if !retry {
-                // A first try is one statement, its own transaction: the run's row locked and
-                // its epoch compared, the event inserted only when it is ours, the followers
-                // told. One round trip where the steps below take several.
-                let row = client.query_opt(
-                    "WITH fence AS (
-                         SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE
-                     ), inserted AS (
-                         INSERT INTO little.events (run_id, seq, kind, body)
-                         SELECT $1, $2, $3, $4 FROM fence WHERE fence.epoch = $5
-                         RETURNING 1
-                     ), told AS (
-                         SELECT pg_notify($6, left($1, 1000)) FROM inserted
-                     )
-                     SELECT epoch, owner_host, owner_pid, (SELECT count(*) FROM inserted), (SELECT count(*) FROM told)
-                     FROM fence",
-                    &[&run_id, &seq, &kind, &body, &epoch, &CHANNEL],
-                )?;
+                let statement = live.prepared(APPEND_FENCED)?;
+                let row = live.client.query_opt(&statement, &[&run_id, &seq, &kind, &body, &epoch, &CHANNEL])?;
                 return match row {
                     Some(row) if row.get::<_, i64>(3) == 1 => Ok(()),
                     Some(row) => {
@@ -467,7 +491,7 @@ impl RunLog for PgRunLog {
                     }
                 };
             }
-            let mut tx = client.transaction()?;
+            let mut tx = live.client.transaction()?;
             // The run's row locked: no other append of the run is in flight, not even this
             // writer's last try, should the server still be finishing it.
             let row = tx.query_opt(
@@ -521,11 +545,10 @@ impl RunLog for PgRunLog {
 
     fn put_blob(&mut self, bytes: &[u8]) -> Result<String, String> {
         let digest = crate::blob_id(bytes);
-        self.connection.run("store a blob", |client, _| {
-            client.execute(
-                "INSERT INTO little.blobs (sha256, bytes) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING",
-                &[&digest, &bytes],
-            )?;
+        self.connection.run("store a blob", |live, _| {
+            let statement = live
+                .prepared("INSERT INTO little.blobs (sha256, bytes) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING")?;
+            live.client.execute(&statement, &[&digest, &bytes])?;
             Ok(())
         })?;
         Ok(digest)
@@ -536,8 +559,9 @@ impl RunLog for PgRunLog {
         if hex.is_none() {
             return Err(format!("`{digest}` is not a blob's identity (`sha256:` and 64 hex digits)"));
         }
-        self.connection.run("read a blob", |client, _| {
-            let row = client.query_opt("SELECT bytes FROM little.blobs WHERE sha256 = $1", &[&digest])?;
+        self.connection.run("read a blob", |live, _| {
+            let statement = live.prepared("SELECT bytes FROM little.blobs WHERE sha256 = $1")?;
+            let row = live.client.query_opt(&statement, &[&digest])?;
             Ok(row.map(|row| row.get::<_, Vec<u8>>(0)))
         })
     }
@@ -557,8 +581,8 @@ impl RunLog for PgRunLog {
 
 impl SharedMemory for PgRunLog {
     fn files(&mut self, store: &str) -> Result<Vec<FileEntry>, String> {
-        self.connection.run("read a memory store", |client, _| {
-            let rows = client.query(
+        self.connection.run("read a memory store", |live, _| {
+            let rows = live.client.query(
                 "SELECT path, sha256, mode FROM little.memory_files WHERE store = $1 ORDER BY path",
                 &[&store],
             )?;
@@ -572,8 +596,8 @@ impl SharedMemory for PgRunLog {
     fn commit(&mut self, store: &str, changes: &[FileChange]) -> Result<(), String> {
         // Upserts and deletes: running the whole commit again after a broken connection
         // leaves what running it once would.
-        self.connection.run("write a memory store", |client, _| {
-            let mut tx = client.transaction()?;
+        self.connection.run("write a memory store", |live, _| {
+            let mut tx = live.client.transaction()?;
             for change in changes {
                 match change {
                     FileChange::Put(entry) => {
@@ -651,7 +675,8 @@ pub fn follow(
     let mut next: u64 = 1;
     let mut listening = false;
     loop {
-        let rows = connection.run("follow a run", |client, retry| {
+        let rows = connection.run("follow a run", |live, retry| {
+            let client = &mut live.client;
             if retry || !listening {
                 client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
                 listening = true;
@@ -676,8 +701,8 @@ pub fn follow(
             }
         }
         let broken = match connection.client.as_mut() {
-            Some(client) => {
-                let mut notifications = client.notifications();
+            Some(live) => {
+                let mut notifications = live.client.notifications();
                 // Wait for one, or a second; then take whatever else is already there.
                 let waited = notifications.timeout_iter(Duration::from_secs(1)).next();
                 while let Ok(Some(_)) = notifications.iter().next() {}
