@@ -122,18 +122,26 @@ fn help(args: &[&str]) -> Help {
 }
 
 #[test]
-fn every_diagnostic_code_has_a_row_with_its_explanation_page() {
+fn every_diagnostic_code_has_a_row_with_its_facts_and_explanation_page() {
     let text = page("diagnostics.md");
-    let missing: Vec<&str> = Code::ALL
-        .iter()
-        .map(|code| code.as_str())
-        .filter(|code| {
-            let row = format!("| `{code}` |");
-            let link = format!("(../../diagnostics/explain/{code}.md)");
-            !text.lines().any(|line| line.starts_with(&row) && line.contains(&link))
-        })
-        .collect();
-    assert!(missing.is_empty(), "docs/reference/diagnostics.md has no row (with its explanation page) for {missing:?}");
+    let mut wrong = Vec::new();
+    for code in Code::ALL {
+        let name = code.as_str();
+        let row = format!("| `{name}` |");
+        let Some(line) = text.lines().find(|line| line.starts_with(&row)) else {
+            wrong.push(format!("{name}: no row"));
+            continue;
+        };
+        // | code | severity | blocks | meaning | explanation |
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let blocks = if code.blocking() { "yes" } else { "no" };
+        let link = format!("[page](../../diagnostics/explain/{name}.md)");
+        let expected = [row.trim_matches(['|', ' ']), code.severity().as_str(), blocks, code.summary(), &link];
+        if cells != expected {
+            wrong.push(format!("{name}: the row says {cells:?}, the registry {expected:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "docs/reference/diagnostics.md disagrees with the code registry:\n{}", wrong.join("\n"));
 }
 
 #[test]
