@@ -1,4 +1,4 @@
-//! `--format github`: GitHub Actions workflow annotations (issue 7).
+//! `--format github`: GitHub Actions workflow annotations.
 //!
 //! One workflow command per diagnostic, `::error` for errors, `::warning` for warnings and
 //! `::notice` for info. The file is the repository-relative path SARIF uses

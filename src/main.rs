@@ -1,4 +1,4 @@
-//! `little`: the command line (SPEC §5).
+//! `little`: the command line (docs/reference/command-line.md).
 
 mod cli;
 mod discover;

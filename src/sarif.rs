@@ -1,4 +1,4 @@
-//! `--format sarif`: SARIF 2.1.0 for code-scanning dashboards (issue 7).
+//! `--format sarif`: SARIF 2.1.0 for code-scanning dashboards.
 //!
 //! One run of one tool (`little`), with a rule per registered code in registry order, and
 //! a result per diagnostic. The log is deterministic to the byte: no timestamps, no
@@ -7,7 +7,7 @@
 //! Choices that GitHub code scanning depends on:
 //! - artifact URIs are repository-relative when they can be (see [`artifact_path`]);
 //! - columns count Unicode code points (`columnKind: unicodeCodePoints`), as the
-//!   diagnostics' own columns do (SPEC §3), and `endColumn` is exclusive (SARIF §3.30.8);
+//!   diagnostics' own columns do (docs/reference/diagnostics.md), and `endColumn` is exclusive (SARIF §3.30.8);
 //! - every result has a region, because code scanning needs `region.startLine`: a
 //!   diagnostic without a span (a file-level finding) is placed on line 1;
 //! - `partialFingerprints["littleFingerprint/v1"]` hashes the code, the artifact URI, the

@@ -1,4 +1,4 @@
-//! The commands of the `little` binary, run as a user runs them (SPEC §5): exit codes,
+//! The commands of the `little` binary, run as a user runs them (docs/reference/command-line.md): exit codes,
 //! what goes to stdout and stderr, and the files `compile` writes.
 
 mod common;

@@ -1,4 +1,4 @@
-//! `little graph` (issue 7): the executable topology drawn as DOT, Mermaid and SVG, with
+//! `little graph`: the executable topology drawn as DOT, Mermaid and SVG, with
 //! the cycle witness and the faulty nodes and edges marked, run as a user runs it.
 
 mod common;

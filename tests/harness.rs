@@ -1,8 +1,8 @@
-//! The built-in planner harness end to end (SPEC §7): `little plan` as a child process
+//! The built-in planner harness end to end (docs/reference/harness.md): `little plan` as a child process
 //! against a scripted model over a real socket, bash under bubblewrap. A SIGKILL during a
 //! model call, during a bash call and between two calls costs only the call in flight; a
 //! finished run is replayed without the provider; provider failures reach the command
-//! line as the SPEC says, without the API key; bash cannot reach what it must not; and
+//! line as docs/reference/harness.md says, without the API key; bash cannot reach what it must not; and
 //! `little events` and `--progress` show the session.
 
 mod common;

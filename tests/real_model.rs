@@ -22,7 +22,7 @@ use serde_json::Value;
 const VARIABLE: &str = "LITTLE_MODEL_BASE_URL";
 
 /// `LITTLE_MODEL_STREAM=false` writes `stream = false` in little.toml; by default the
-/// session streams, as SPEC §7.1 says. scripts/model-server.sh's server refuses streaming
+/// session streams, as docs/reference/harness.md#the-built-in-harness-workflowharness100 says. scripts/model-server.sh's server refuses streaming
 /// with tools (HTTP 400), so there the harness falls back to plain requests (the first
 /// model call then counts 2 tries).
 const STREAM_VARIABLE: &str = "LITTLE_MODEL_STREAM";

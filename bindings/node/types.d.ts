@@ -72,7 +72,7 @@ export interface Diagnostic {
   witness?: Witness;
 }
 
-/** What a clean draft issues (SPEC §4). */
+/** What a clean draft issues (docs/reference/hashes.md). */
 export interface DraftCandidate {
   /** `cand_<16 hex>`; absent when the draft has too little to name one. */
   id?: string;
@@ -133,8 +133,9 @@ export interface Summary {
 }
 
 /**
- * `little-report/v1`: what `little check --format json` prints (SPEC §3), and what the
- * packages' `check` returns. Deterministic to the byte.
+ * `little-report/v1`: what `little check --format json` prints
+ * (docs/reference/diagnostics.md), and what the packages' `check` returns. Deterministic
+ * to the byte.
  */
 export interface Report {
   /** Always `little-report/v1`. */

@@ -1,4 +1,4 @@
-//! `check` of one 1,000,000-node draft (issue 7), and of the 100,000-node draft in the same
+//! `check` of one 1,000,000-node draft, and of the 100,000-node draft in the same
 //! run, so that the growth from one to the other is a ratio of one run: time, on one core.
 //! Ten samples each (about three minutes for the million): run it on purpose,
 //! `cargo bench -p little-conformance --bench large`; peak memory is measured on the CLI

@@ -1,12 +1,12 @@
 //! Mutations of generated valid drafts ([`crate::strategies::valid_draft`]): each injects
 //! exactly one fault and says what `little check` must report — the code, the node or edge
 //! it is about, and (from the code) whether it blocks. Every code a draft can get has at
-//! least one; a code has several when its fault comes in forms the SPEC tells apart (a
+//! least one; a code has several when its fault comes in forms the reference tells apart (a
 //! label missing or misspelt, each unreadable contract envelope, a port misspelt near or
-//! far), and every line of SPEC §2.1 ("which fault is reported") is proven by the
+//! far), and every line of docs/reference/diagnostics.md#one-fault-one-diagnostic ("which fault is reported") is proven by the
 //! mutations tagged with its [`Rule`].
 //!
-//! Like the strategies, this module is written from SPEC.md and docs/decisions.md alone:
+//! Like the strategies, this module is written from docs/reference/ and docs/decisions.md alone:
 //! it never calls into the passes. A mutation that needs something the draft lacks (a
 //! router, a gate, a mapped edge) either adds it, clean, or returns `None`.
 
@@ -31,7 +31,7 @@ pub struct Injected {
     pub edge: Option<String>,
 }
 
-/// The line of SPEC §2.1 ("Which fault is reported (no cascades)") a mutation proves.
+/// The line of docs/reference/diagnostics.md#one-fault-one-diagnostic ("Which fault is reported (no cascades)") a mutation proves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Rule {
     /// An edge whose endpoint node or port does not resolve is reported once, as that
@@ -62,7 +62,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// The nine lines, in the SPEC's order.
+    /// The nine lines, in the reference's order.
     pub const ALL: [Rule; 9] = [
         Rule::UnresolvedEdge,
         Rule::VisualNodeEdge,
@@ -116,7 +116,7 @@ pub struct Mutation {
     /// What the mutation does: says which mutation failed, and names it in the README.
     /// No two mutations do the same.
     pub does: &'static str,
-    /// The line of SPEC §2.1 it proves, if any.
+    /// The line of docs/reference/diagnostics.md#one-fault-one-diagnostic it proves, if any.
     pub rule: Option<Rule>,
     /// Why the report may hold several diagnostics (all of `code`), when it may: one fault
     /// of a document every node shares, reported at each node it touches. `None`: exactly

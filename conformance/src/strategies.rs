@@ -1,4 +1,4 @@
-//! proptest strategies for drafts, written from SPEC.md and the default catalog alone:
+//! proptest strategies for drafts, written from docs/reference/ and the default catalog alone:
 //! nothing here calls into the passes, so a property that uses them tests the passes
 //! against an independent reading of the contract.
 //!

@@ -1,4 +1,4 @@
-//! Identity properties of SPEC §4: what moves `authoredGraphHash` and `topologyHash`.
+//! Identity properties of docs/reference/hashes.md: what moves `authoredGraphHash` and `topologyHash`.
 
 use little_conformance::{Setup, check_text};
 use serde_json::{Value, json};

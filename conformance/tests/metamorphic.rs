@@ -1,4 +1,4 @@
-//! No interaction (SPEC §2.1, docs/decisions.md "unknowns"): two faults in parts of a
+//! No interaction (docs/reference/diagnostics.md#one-fault-one-diagnostic, docs/decisions.md "unknowns"): two faults in parts of a
 //! draft that share no node are reported as exactly the union of their single reports.
 //!
 //! Two generated valid drafts A and B become one draft, A ∪ B, with every id of B renamed
@@ -287,7 +287,9 @@ fn union_holds(
             "`{}` ({}), on {target:?}{}",
             m.code.as_str(),
             m.does,
-            m.rule.map(|r| format!(", SPEC §2.1: {}", r.line())).unwrap_or_default()
+            m.rule
+                .map(|r| format!(", docs/reference/diagnostics.md#one-fault-one-diagnostic: {}", r.line()))
+                .unwrap_or_default()
         )
     };
     Err(format!(

@@ -1,4 +1,4 @@
-//! The no-cascade rules of SPEC §2.1, case by case: each fault is reported once, as
+//! The no-cascade rules of docs/reference/diagnostics.md#one-fault-one-diagnostic, case by case: each fault is reported once, as
 //! itself, and counts for nothing else.
 
 use little_conformance::{Setup, check_text, codes};

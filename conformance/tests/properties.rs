@@ -1,6 +1,6 @@
 //! Properties of `little check` over generated drafts (conformance/src/strategies.rs):
-//! validity of generated drafts, determinism, the identities of SPEC §4, the cycle witness
-//! of SPEC §2.2 against a brute-force oracle, robustness, and "a candidate iff nothing
+//! validity of generated drafts, determinism, the identities of docs/reference/hashes.md, the cycle witness
+//! of docs/reference/diagnostics.md#the-cycle-witness against a brute-force oracle, robustness, and "a candidate iff nothing
 //! blocks". Nothing here shares code with the passes.
 //!
 //! 48 cases per property by default (CI); `PROPTEST_CASES=1000` to soak.
@@ -91,7 +91,7 @@ fn assert_located(report: &FileReport, text: &str) -> Result<(), TestCaseError> 
     Ok(())
 }
 
-/// The brute-force witnesses of SPEC §2.2, ordered by start node id.
+/// The brute-force witnesses of docs/reference/diagnostics.md#the-cycle-witness, ordered by start node id.
 fn oracle(case: &CycleCase) -> Vec<(Vec<String>, Vec<String>)> {
     let n = case.nodes.len();
     let mut reach = vec![vec![false; n]; n];
@@ -147,7 +147,7 @@ fn oracle(case: &CycleCase) -> Vec<(Vec<String>, Vec<String>)> {
 
 /// The shrunk case of tests/regressions/cycle_order_by_span.md: both witnesses are the
 /// oracle's; the report lists them by span (`n10` at `$.edges[1]` before `b` at
-/// `$.edges[3]`), not by start node as SPEC §2.2 words it.
+/// `$.edges[3]`), not by start node as docs/reference/diagnostics.md#the-cycle-witness words it.
 #[test]
 fn regression_cycle_order_by_span() {
     let case = CycleCase {
@@ -315,7 +315,7 @@ proptest! {
         let mut by_start = found.clone();
         by_start.sort_by(|a, b| a.0[0].cmp(&b.0[0]));
         prop_assert_eq!(&by_start, &expected, "witnesses\nin {}", text);
-        // SPEC §2.2 orders cycle findings by start node, but the report is in SPEC §3 order
+        // docs/reference/diagnostics.md#the-cycle-witness orders cycle findings by start node, but the report is in docs/reference/diagnostics.md order
         // (span, code, message): see tests/regressions/cycle_order_by_span.md.
         let starts: Vec<u32> =
             report.diagnostics.iter().filter(|d| d.code == Code::GraphCycle).map(|d| d.span.clone().unwrap().start).collect();

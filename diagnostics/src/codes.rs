@@ -1,4 +1,4 @@
-//! The registry: every diagnostic code of SPEC §3, with its severity, whether it blocks
+//! The registry: every diagnostic code of docs/reference/diagnostics.md, with its severity, whether it blocks
 //! a candidate, and a one-line summary. The explanation pages live in `explain/CODE.md`.
 
 use crate::Severity;

@@ -1,4 +1,4 @@
-//! The JSON form of diagnostics (`little-report/v1`, SPEC §3): deterministic to the byte,
+//! The JSON form of diagnostics (`little-report/v1`, docs/reference/diagnostics.md): deterministic to the byte,
 //! with fields in a fixed order and absent fields omitted.
 
 use serde_json::{Map, Value, json};

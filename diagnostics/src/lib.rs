@@ -49,7 +49,7 @@ pub struct Related {
     pub span: Option<ByteRange>,
 }
 
-/// The shortest cycle through a strongly connected component (SPEC §2.2).
+/// The shortest cycle through a strongly connected component (docs/reference/diagnostics.md#the-cycle-witness).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Witness {
     pub nodes: Vec<String>,
@@ -130,7 +130,7 @@ impl Diagnostic {
     }
 }
 
-/// Sorts diagnostics into the order of SPEC §3: by span start, then code, then message.
+/// Sorts diagnostics into the order of docs/reference/diagnostics.md: by span start, then code, then message.
 /// Diagnostics without a span come first; the remaining fields break ties so the order
 /// never depends on how the passes happened to run.
 pub fn sort(diagnostics: &mut [Diagnostic]) {

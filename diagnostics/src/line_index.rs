@@ -1,4 +1,4 @@
-//! Byte offsets to 1-based lines and columns (columns count characters, SPEC §3), and to
+//! Byte offsets to 1-based lines and columns (columns count characters, docs/reference/diagnostics.md), and to
 //! and from the 0-based positions of the Language Server Protocol, whose columns count
 //! UTF-8 or UTF-16 code units as negotiated with the client.
 

@@ -572,7 +572,7 @@ fn primary_message(diagnostic: &Diagnostic) -> String {
     if let Some(edge) = &diagnostic.edge_id {
         format!("edge `{edge}`")
     } else if let Some(node) = &diagnostic.node_id {
-        // An LWIR's nodes are its steps (SPEC §6), and its authors call them so.
+        // An LWIR's nodes are its steps (docs/reference/formats.md#lwir), and its authors call them so.
         let noun = if diagnostic.path.as_deref().is_some_and(|p| p.starts_with("$.steps[")) { "step" } else { "node" };
         format!("{noun} `{node}`")
     } else {

@@ -1,4 +1,4 @@
-//! Reading a `workflow-catalog/v1` document (SPEC §1.2).
+//! Reading a `workflow-catalog/v1` document (docs/reference/formats.md#catalog).
 
 use little_ir::NodeKind;
 use little_ir::catalog::{Catalog, Family, IntegrationRef, Port};

@@ -1,5 +1,5 @@
 //! Reading the tenant context (`workflow-context/v1`) and binding rows
-//! (`agent-bindings/v1`) of SPEC §1.3.
+//! (`agent-bindings/v1`) of docs/reference/formats.md#context.
 
 use crate::anchor::{Anchor, Finding};
 use crate::json::JsonTree;

@@ -1,5 +1,5 @@
 //! Lowering of an LWIR document (`apiVersion: littleworkflow.dev/v0.1`, seed 000 stage 7,
-//! SPEC §6) into position-free declarations.
+//! docs/reference/formats.md#lwir) into position-free declarations.
 //!
 //! The reader checks the JSON shape only: required fields, JSON types, unknown keys and
 //! the kind-specific fields of `with`. The rules (hashes, entrypoints, fixers, schemas,
@@ -346,7 +346,7 @@ fn empty_call(kind: &str) -> StepCall {
     }
 }
 
-/// The kind-specific fields of `with` (SPEC §6).
+/// The kind-specific fields of `with` (docs/reference/formats.md#lwir).
 fn read_call(reader: &mut Reader<'_>, kind: &str, with: crate::json::Members<'_>, at: &Anchor) -> StepCall {
     let required_string = |reader: &mut Reader<'_>, key: &str| -> Option<String> {
         match member(with, key) {

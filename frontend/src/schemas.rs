@@ -21,7 +21,7 @@ pub struct DocumentSchema {
 
 macro_rules! schemas {
     (reads: $( $name:literal => $document:literal ),* ; writes: $( $out:literal => $written:literal ),* $(,)?) => {
-        /// Every shipped schema: the documents little reads, in the order of SPEC §1's
+        /// Every shipped schema: the documents little reads, in the order of docs/reference/formats.md#reading-any-document's
         /// table, then the ones it writes.
         pub const SCHEMAS: &[DocumentSchema] = &[ $(
             DocumentSchema {

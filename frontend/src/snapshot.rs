@@ -1,5 +1,5 @@
 //! The WorkflowDefinitionSnapshot (seed 000, stage 3) that LWIR files are bound against
-//! (SPEC §6). It has no `format` field: a file given with `--snapshot` is read as one.
+//! (docs/reference/formats.md#lwir). It has no `format` field: a file given with `--snapshot` is read as one.
 //! A snapshot with a fault is a tool failure, never "no snapshot" (docs/decisions.md).
 
 use crate::anchor::{Anchor, Finding};

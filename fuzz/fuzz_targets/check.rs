@@ -35,6 +35,6 @@ fuzz_target!(|bytes: &[u8]| {
             index.line_col(text, span.start);
         }
     }
-    // A candidate is issued exactly when nothing blocks (SPEC §4).
+    // A candidate is issued exactly when nothing blocks (docs/reference/hashes.md).
     assert!(!(file_report.candidate.is_some() && file_report.blocking()), "candidate issued despite a block");
 });

@@ -1,4 +1,4 @@
-//! The editor's error recovery (issue 19): one arbitrary edit inside an element of a
+//! The editor's error recovery: one arbitrary edit inside an element of a
 //! pretty-printed draft, checked as the language server checks it (an edited file,
 //! recovered when it is not JSON): no panic, every span within the edited text, and every
 //! element on lines the edit did not touch still read and checked

@@ -2,7 +2,7 @@
 //! 10,000-node draft, the time from `didChange` (one node's config edited) to its
 //! `publishDiagnostics`, and from `didOpen` (a fresh document, on a fresh server) to its
 //! first `publishDiagnostics`; the outline (`documentSymbol`) of the open draft; and a change
-//! that sends the whole text. Targets (issue 19): a typed edit under 10 ms, a whole-text
+//! that sends the whole text. The editor's targets: a typed edit under 10 ms, a whole-text
 //! change at most 30% of an open, the outline under 50 ms.
 //! `cargo bench -p little-lsp --bench edit` (docs/benchmarks.md has the figures).
 
@@ -135,7 +135,7 @@ fn keystroke(c: &mut Criterion) {
         })
     });
 
-    // The outline of the open document (issue 19: under 50 ms at 10k nodes), and a change
+    // The outline of the open document (its target: under 50 ms at 10k nodes), and a change
     // that sends the whole text, as some clients do (at most 30% of an open).
     let mut request_id = 100;
     group.bench_function("documentSymbol", |b| {

@@ -1,4 +1,4 @@
-//! Projection of a checked draft into the compiled topology, its hashes (SPEC §4)
+//! Projection of a checked draft into the compiled topology, its hashes (docs/reference/hashes.md)
 //! and the candidate.
 
 use std::collections::HashMap;
@@ -262,7 +262,7 @@ fn retry_json(r: &RetrySettings) -> serde_json::Value {
 pub enum View {
     /// Everything: what `little compile` writes.
     Full,
-    /// Less the excluded projections of SPEC §4: what `topologyHash` covers.
+    /// Less the excluded projections of docs/reference/hashes.md: what `topologyHash` covers.
     Hashed,
 }
 
@@ -329,7 +329,7 @@ pub fn topology_json(topology: &Topology, view: View) -> serde_json::Value {
     serde_json::Value::Object(o)
 }
 
-/// `topologyHash` (SPEC §4): the canonical text of the hashed view of the topology
+/// `topologyHash` (docs/reference/hashes.md): the canonical text of the hashed view of the topology
 /// (`topology_json(…, View::Hashed)` of the compiled topology), written straight from the
 /// lowered nodes and the resolved graph into the digest, member by member in canonical
 /// order: checking a draft never builds its topology. The conformance test

@@ -106,7 +106,7 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     outcome
 }
 
-/// What a clean file issues: a draft's candidate, or an LWIR's WorkflowVersion (SPEC §6).
+/// What a clean file issues: a draft's candidate, or an LWIR's WorkflowVersion (docs/reference/formats.md#lwir).
 /// Both are the report's `candidate`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Issued {

@@ -146,7 +146,7 @@ fn template_faults_carry_suggestions() {
     ]);
     let report = check(&text, None);
     let found: Vec<(Code, Option<&str>)> = faults(&report).iter().map(|d| (d.code, d.help.as_deref())).collect();
-    // Both templates of `classify` stand on one string: same span, so ordered by code (SPEC §3).
+    // Both templates of `classify` stand on one string: same span, so ordered by code (docs/reference/diagnostics.md).
     assert_eq!(
         found,
         [

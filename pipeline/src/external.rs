@@ -1,11 +1,11 @@
-//! The external planner (`little plan --planner CMD`, SPEC §7.1): the §5 process protocol,
+//! The external planner (`little plan --planner CMD`, docs/reference/harness.md#the-built-in-harness-workflowharness100): the §5 process protocol,
 //! one process an attempt, the task on stdin and the LWIR on stdout, replayed an attempt
 //! at a time. An attempt with `harness.model.responded` is fast-forwarded (its recorded
 //! output and findings reused); an attempt with `harness.model.called` and no response (a
 //! crash, a kill, a timeout) is the one in flight and runs again.
 //!
 //! The tool events a planner reports are recorded with the harness's own `runId`, `seq`,
-//! `cycle`, `attempt`, `role` and `caller` (SPEC §7.2), and a harness `callId`
+//! `cycle`, `attempt`, `role` and `caller` (docs/reference/harness.md#event-kinds), and a harness `callId`
 //! `a<attempt>.<n>`; the planner's call id, which pairs its started and ended events, is
 //! kept as `plannerCallId`. An event the log could not read back (too deep, too large) is
 //! refused with a warning and the run goes on; a failed write ends the run. A planner's
@@ -35,7 +35,7 @@ pub struct Attempts {
     pub replayed_attempts: u32,
 }
 
-/// The fields of a planner's event that are the harness's own (SPEC §7.2): a planner's
+/// The fields of a planner's event that are the harness's own (docs/reference/harness.md#event-kinds): a planner's
 /// values for them are dropped (its `callId` is kept as `plannerCallId`).
 const HARNESS_FIELDS: &[&str] =
     &["runId", "seq", "cycle", "turn", "callId", "caller", "attempt", "role", "plannerCallId"];
@@ -166,7 +166,7 @@ pub fn run_attempts(
                 Report::Event(kind, fields) => {
                     let Some(known) = Kind::parse(kind) else { return Ok(()) };
                     let Value::Object(payload) = calls.payload(fields, cycle) else { return Ok(()) };
-                    // What the log could not read back is refused (SPEC §7.2: nothing a planner
+                    // What the log could not read back is refused (docs/reference/harness.md#event-kinds: nothing a planner
                     // says can break the log): a warning, and the run goes on. A failed write is
                     // the log's failure, and ends the run.
                     if let Err(why) =

@@ -1,4 +1,4 @@
-//! Replay per call (SPEC §7.3), proven by mutation: a session is recorded once; each
+//! Replay per call (docs/reference/harness.md#replay-and-resume), proven by mutation: a session is recorded once; each
 //! mutation changes one recorded part of one call in the log (keeping the log readable),
 //! and resuming must then stop with exactly one `pipeline.replay_divergence` that names
 //! that call and that part, having sent and run nothing. The unmutated log replays whole.

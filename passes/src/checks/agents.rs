@@ -1,4 +1,4 @@
-//! Agent bindings of one node (SPEC §1.3): missing binding, missing row, not accepted.
+//! Agent bindings of one node (docs/reference/formats.md#context): missing binding, missing row, not accepted.
 //! With no binding reader, the draft-level `agent.binding_status_unavailable` is raised
 //! by the report (once per draft), not here.
 

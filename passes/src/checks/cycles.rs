@@ -1,4 +1,4 @@
-//! `graph.cycle`: loops of forward and branch edges, with the witness of SPEC §2.2.
+//! `graph.cycle`: loops of forward and branch edges, with the witness of docs/reference/diagnostics.md#the-cycle-witness.
 //! [`witnesses`] is the one witness algorithm: LWIR `needs` use it too (`lwir/graph.rs`).
 //!
 //! A draft without cycles is told apart first ([`is_acyclic`]); components come from

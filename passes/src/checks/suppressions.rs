@@ -1,4 +1,4 @@
-//! Suppressions (SPEC §1.4): a node's `suppress` list silences non-blocking codes on it.
+//! Suppressions (docs/reference/formats.md#draft): a node's `suppress` list silences non-blocking codes on it.
 
 use little_diagnostics::Code;
 use little_frontend::anchor::{Anchor, Finding};

@@ -1,6 +1,6 @@
-//! `needs` as edges of the topology graph (SPEC §6): `graph.duplicate_node_id` for a step
+//! `needs` as edges of the topology graph (docs/reference/formats.md#lwir): `graph.duplicate_node_id` for a step
 //! id used twice, `graph.dangling_edge` for a need that names no step, and `graph.cycle`
-//! with the witness of SPEC §2.2, computed by the one witness function drafts use
+//! with the witness of docs/reference/diagnostics.md#the-cycle-witness, computed by the one witness function drafts use
 //! (`checks::cycles::witnesses`). Needs have no ids, so a witness's `edges` is empty.
 
 use std::collections::HashMap;

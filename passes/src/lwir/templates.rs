@@ -1,4 +1,4 @@
-//! Templates, `{{ EXPR }}` in any string under a step's `with` (SPEC §6):
+//! Templates, `{{ EXPR }}` in any string under a step's `with` (docs/reference/formats.md#lwir):
 //! `template.syntax`, `template.unknown_reference`, `template.not_upstream` and
 //! `template.unknown_field`, one finding at most per template.
 //!
@@ -60,7 +60,7 @@ fn parse_expression(expr: &str) -> Result<Reference<'_>, String> {
     }
 }
 
-/// The first field of `fields` that `schema` rules out (SPEC §6: an object schema that
+/// The first field of `fields` that `schema` rules out (docs/reference/formats.md#lwir: an object schema that
 /// lists `properties` and does not set `additionalProperties` to `true` or a schema),
 /// with the fields it declares there.
 pub fn unknown_field(schema: &Value, fields: &[&str]) -> Option<(usize, Vec<String>)> {

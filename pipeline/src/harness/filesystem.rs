@@ -1,4 +1,4 @@
-//! The session's filesystem (SPEC §7.1): the run's scratch (`/mnt/scratch/own/`, kept on
+//! The session's filesystem (docs/reference/harness.md#the-built-in-harness-workflowharness100): the run's scratch (`/mnt/scratch/own/`, kept on
 //! disk beside the log), the memory stores (`/mnt/memory/workflow/`, `/mnt/memory/org/`,
 //! `/mnt/memory/attached/<id>/`, as the definition's memory config grants them, from the
 //! memory root where they persist between runs), the skills inside the scratch, and the

@@ -1,4 +1,4 @@
-//! What the model is shown (SPEC §7.1): the system prompt (the definition's `system`, the
+//! What the model is shown (docs/reference/harness.md#the-built-in-harness-workflowharness100): the system prompt (the definition's `system`, the
 //! harness's fixed instructions, the skills' frontmatter, the global tools' descriptors,
 //! the memory paths), the function tools, and the task as the first user message. All of
 //! it is a function of the definition, the input and the session's paths, so a resumed

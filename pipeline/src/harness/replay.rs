@@ -1,4 +1,4 @@
-//! A recorded session read back from its events (SPEC §7.3): the model calls by turn and
+//! A recorded session read back from its events (docs/reference/harness.md#replay-and-resume): the model calls by turn and
 //! the tool calls by call id, each with its end when it has one. A resumed session asks
 //! this history before it calls anything; what it asks must equal what was recorded, or
 //! the run stops with `pipeline.replay_divergence`.

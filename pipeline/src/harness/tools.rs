@@ -1,4 +1,4 @@
-//! The tools of a session (SPEC §7.1): `bash` in the sandbox, and the plan session's
+//! The tools of a session (docs/reference/harness.md#the-built-in-harness-workflowharness100): `bash` in the sandbox, and the plan session's
 //! `validate_lwir` and `submit_lwir`, which run `little check --snapshot`'s own checks.
 //! A wrong call (an unknown tool, arguments of the wrong shape) is an error the model
 //! sees, never a failure of the run.

@@ -1,4 +1,4 @@
-"""The shapes of what little returns, as TypedDicts (SPEC §3: ``little-report/v1``).
+"""The shapes of what little returns, as TypedDicts (docs/reference/diagnostics.md: ``little-report/v1``).
 
 They are plain dicts at run time; these classes are for type checkers and readers. Keys
 that a diagnostic or a candidate may omit are in the ``total=False`` classes.
@@ -151,7 +151,7 @@ class _DraftCandidateRequired(TypedDict):
 
 
 class DraftCandidate(_DraftCandidateRequired, total=False):
-    """What a clean draft issues (SPEC §4)."""
+    """What a clean draft issues (docs/reference/hashes.md)."""
 
     #: ``cand_<16 hex>``; absent when the draft has too little to name one.
     id: str
@@ -201,8 +201,9 @@ class Summary(TypedDict):
 
 
 class Report(TypedDict):
-    """``little-report/v1``: what ``little check --format json`` prints (SPEC §3), and
-    what the packages' ``check`` returns. Deterministic to the byte.
+    """``little-report/v1``: what ``little check --format json`` prints
+    (docs/reference/diagnostics.md), and what the packages' ``check`` returns.
+    Deterministic to the byte.
     """
 
     #: Always ``little-report/v1``.
