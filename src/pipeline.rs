@@ -78,6 +78,8 @@ pub struct PlanArgs {
     /// and everything it started are killed past it.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "planner")]
     timeout: Duration,
+    #[command(flatten)]
+    mcp: McpRegistryArgs,
 }
 
 /// Settings of the built-in harness, shared by `plan` and `fix`.
@@ -385,7 +387,8 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
     };
     let mut progress = args.harness.progress();
     let _signals = little_sandbox::signals::KillChildrenOnSignal::install();
-    match little_pipeline::plan(&request, &mut progress) {
+    let registry = args.mcp.registry()?;
+    match little_pipeline::plan_with_registry(&request, &registry, &mut progress) {
         Ok(report) => {
             if let Some(path) = &args.output {
                 std::fs::write(path, pretty(&report.registration.document()))

@@ -39,7 +39,7 @@ pub mod verify;
 
 pub use capabilities::Capabilities;
 pub use harness::HarnessOptions;
-pub use plan::{PlanReport, PlanRequest, Planner, plan};
+pub use plan::{PlanReport, PlanRequest, Planner, plan, plan_with_registry};
 pub use register::Registration;
 pub use registry::{OfferedTool, Registry};
 

@@ -77,3 +77,55 @@ impl Registry {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn offered(source: &str, id: &str, output_schema: Option<Value>) -> OfferedTool {
+        OfferedTool {
+            source: source.into(),
+            id: id.into(),
+            description: format!("{id} from {source}"),
+            input_schema: json!({ "type": "object" }),
+            output_schema,
+        }
+    }
+
+    #[test]
+    fn a_tool_offered_twice_is_refused_naming_both_sources() {
+        let inline = [ToolDecl { id: "a".into(), ..ToolDecl::default() }];
+        let registry = Registry { tools: vec![offered("one", "b", Some(json!({})))] };
+        let joined = registry.joined(&inline).unwrap();
+        assert_eq!(joined.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(joined[1].description, "b from one");
+
+        let twice = Registry { tools: vec![offered("one", "b", None), offered("two", "b", None)] };
+        let Err(Failure::Tool(message)) = twice.joined(&inline) else { panic!("expected a refusal") };
+        assert!(message.contains("`b` is offered by `one` and by `two`"), "{message}");
+        let also_inline = Registry { tools: vec![offered("one", "a", None)] };
+        let Err(Failure::Tool(message)) = also_inline.joined(&inline) else { panic!("expected a refusal") };
+        assert!(message.contains("offered by the definition's `tools` and by `one`"), "{message}");
+    }
+
+    #[test]
+    fn a_tool_call_step_needs_its_tools_output_schema() {
+        let registry =
+            Registry { tools: vec![offered("srv", "plain", None), offered("srv", "typed", Some(json!({})))] };
+        assert_eq!(registry.joined(&[]).unwrap()[0].output_schema, Value::Bool(true));
+        let lwir = |tool: &str| {
+            serde_json::to_vec(&json!({ "steps": [
+                { "id": "s1", "uses": "ai.generate", "with": { "tool": "plain" } },
+                { "id": "s2", "uses": "tool.call", "with": { "tool": tool } },
+            ] }))
+            .unwrap()
+        };
+        assert!(registry.outputs_for_steps(&lwir("typed")).is_ok());
+        let Err(Failure::Tool(message)) = registry.outputs_for_steps(&lwir("plain")) else {
+            panic!("expected a refusal")
+        };
+        assert!(message.contains("step `s2` calls `plain`, which `srv` lists without an output schema"), "{message}");
+    }
+}

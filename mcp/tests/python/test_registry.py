@@ -112,3 +112,20 @@ def test_a_server_that_exits_hangs_or_is_not_mcp_is_exit_2_within_the_timeout(de
     assert said in run.stderr, run.stderr
     assert elapsed < 8, elapsed
     assert run.stdout == ""
+
+
+def test_plan_takes_its_registry_from_the_server_too(definitions, tmp_path):
+    from_mcp, inline = definitions
+    lwir = EXAMPLE / "lwir.json"
+    planner = f"cat {lwir}"
+    planned = {}
+    for name, definition, extra in [("mcp", from_mcp, ["--tools-from-mcp", SERVER]), ("inline", inline, [])]:
+        out = tmp_path / f"{name}-lock.json"
+        run = little(
+            "plan", str(definition), "--input", str(EXAMPLE / "input.json"), "--run-id", f"run_{name}",
+            "--events", str(tmp_path / f"{name}.jsonl"), "--planner", planner, "-o", str(out), *extra,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        planned[name] = json.loads(out.read_text())
+    assert planned["mcp"] == planned["inline"]
+    assert planned["mcp"]["lock"]["capabilityManifest"]["tools"][0]["id"] == "helpdesk.getTicket"
