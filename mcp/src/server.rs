@@ -78,16 +78,7 @@ impl ServerHandler for LittleServer {
         };
         let limits = self.limits;
         let name = request.name.to_string();
-        let ran = tokio::task::spawn_blocking(move || tools::call(&name, &arguments, &roots, &limits)).await;
-        let result = match ran {
-            Ok(Ok(answer)) => success_result(answer),
-            Ok(Err(refusal)) => error_result(refusal),
-            // A panic in a tool: this call fails, the server lives on.
-            Err(join) => {
-                error_result(Refusal::new("internal", format!("little failed: {join}; this is a bug in little")))
-            }
-        };
-        Ok(result.into())
+        Ok(run_tool(move || tools::call(&name, &arguments, &roots, &limits)).await.into())
     }
 
     async fn list_resources(
@@ -148,6 +139,16 @@ impl LittleServer {
     }
 }
 
+/// Runs a tool's work on a blocking thread: its result, or its refusal, or its panic, as a
+/// tool result. A panic fails this call only; the server lives on.
+async fn run_tool(work: impl FnOnce() -> Result<Answer, Refusal> + Send + 'static) -> CallToolResult {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(answer)) => success_result(answer),
+        Ok(Err(refusal)) => error_result(refusal),
+        Err(join) => error_result(Refusal::new("internal", format!("little failed: {join}; this is a bug in little"))),
+    }
+}
+
 /// The directory a `file://` root names, canonical when it exists.
 fn directory_of(uri: &str) -> Option<PathBuf> {
     let path = uri.strip_prefix("file://")?;
@@ -200,4 +201,27 @@ fn error_result(refusal: Refusal) -> CallToolResult {
     }
     let message = format!("error ({}): {}", refusal.code, refusal.message);
     CallToolResult::error(vec![text_block(message), text_block(Value::to_string(&json!({ "error": error })))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_a_tool_is_an_error_result_and_the_next_call_runs() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().unwrap();
+        let panicked = runtime.block_on(run_tool(|| panic!("a bug")));
+        assert_eq!(panicked.is_error, Some(true));
+        let text = serde_json::to_value(&panicked.content).unwrap()[0]["text"].as_str().unwrap().to_string();
+        assert!(text.starts_with("error (internal): little failed:") && text.contains("a bug"), "{text}");
+        let next = runtime.block_on(run_tool(|| Ok(Answer { structured: json!({ "ok": true }), text: "ok".into() })));
+        assert_eq!(next.is_error, Some(false));
+        assert_eq!(next.structured_content, Some(json!({ "ok": true })));
+    }
+
+    #[test]
+    fn a_file_root_is_its_decoded_directory() {
+        assert_eq!(directory_of("file:///no/such%20dir"), Some(PathBuf::from("/no/such dir")));
+        assert_eq!(directory_of("https://example.com/"), None);
+    }
 }
