@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 cargo test --workspace
 bash bindings/node/test.sh
 bash bindings/python/test.sh
+# `little mcp` under the official MCP SDKs (Python from PyPI, TypeScript from npm).
+bash mcp/test.sh

@@ -129,6 +129,12 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Serve the compiler's tools to coding agents over MCP on stdin and stdout (docs/mcp.md).
+    Mcp {
+        /// Largest document a call may give as text or name by path, in bytes (suffixes K, M, G).
+        #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+        max_file_size: u64,
+    },
     /// Print a completion script for a shell (e.g. `little completions bash >
     /// /etc/bash_completion.d/little`).
     Completions {
@@ -178,7 +184,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
             return code;
         }
     };
-    if !matches!(cli.command, Command::Lsp { .. }) {
+    if !matches!(cli.command, Command::Lsp { .. } | Command::Mcp { .. }) {
         little_passes::db::keep_freed_memory();
     }
     let result = match cli.command {
@@ -200,6 +206,9 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
         Command::Verify(args) => crate::pipeline::verify(args, out).map_err(ToolError),
         Command::Events(args) => crate::pipeline::events(args, out).map_err(ToolError),
         Command::Lsp { stdio: _ } => little_lsp::run_stdio().map(|()| EXIT_OK).map_err(ToolError),
+        Command::Mcp { max_file_size } => {
+            little_mcp::serve_stdio(little_mcp::Limits { max_file_size }).map(|()| EXIT_OK).map_err(ToolError)
+        }
         Command::Completions { shell } => {
             // Written whole into memory first: the generator panics on a failed write (a
             // closed pipe), and a closed pipe is no reason to panic.

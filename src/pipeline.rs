@@ -22,6 +22,8 @@ pub struct SnapshotArgs {
     /// With `--manifest`: the manifest of a later outer-loop cycle (see `little plan --outer-loop`).
     #[arg(long, value_name = "FILE", requires = "manifest")]
     outer_loop: Option<PathBuf>,
+    #[command(flatten)]
+    mcp: McpRegistryArgs,
 }
 
 #[derive(clap::Args)]
@@ -35,6 +37,8 @@ pub struct LockArgs {
     /// Write the WorkflowVersion and lock here instead of printing them.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    mcp: McpRegistryArgs,
 }
 
 #[derive(clap::Args)]
@@ -74,6 +78,8 @@ pub struct PlanArgs {
     /// and everything it started are killed past it.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "planner")]
     timeout: Duration,
+    #[command(flatten)]
+    mcp: McpRegistryArgs,
 }
 
 /// Settings of the built-in harness, shared by `plan` and `fix`.
@@ -208,6 +214,26 @@ pub struct VerifyArgs {
     /// The definition as it is now: its capabilities must be the locked ones.
     #[arg(long, value_name = "DEF")]
     definition: Option<PathBuf>,
+    #[command(flatten)]
+    mcp: McpRegistryArgs,
+}
+
+/// Tools from MCP servers, joined to the definition's `tools`.
+#[derive(clap::Args)]
+struct McpRegistryArgs {
+    /// A stdio MCP server whose tools join the definition's registry (`sh -c CMD`, started
+    /// and stopped by little; repeatable): each tool's name is its id.
+    #[arg(long = "tools-from-mcp", value_name = "CMD")]
+    commands: Vec<String>,
+    /// How long a server may take to start and to list its tools.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    mcp_timeout: Duration,
+}
+
+impl McpRegistryArgs {
+    fn registry(&self) -> Result<little_pipeline::Registry, String> {
+        little_mcp::client::registry(&self.commands, self.mcp_timeout)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -299,7 +325,8 @@ fn write_blocked(located: &[Located], out: &mut dyn Write) -> std::io::Result<()
 }
 
 pub fn snapshot(args: SnapshotArgs, out: &mut dyn Write) -> Result<i32, String> {
-    match little_pipeline::capabilities_for_cycle(&args.definition, args.outer_loop.as_deref()) {
+    let registry = args.mcp.registry()?;
+    match little_pipeline::capabilities_with_registry(&args.definition, args.outer_loop.as_deref(), &registry) {
         Ok(capabilities) => {
             let text = if args.manifest {
                 pretty(&serde_json::json!({
@@ -317,7 +344,8 @@ pub fn snapshot(args: SnapshotArgs, out: &mut dyn Write) -> Result<i32, String> 
 }
 
 pub fn lock(args: LockArgs, out: &mut dyn Write) -> Result<i32, String> {
-    match little_pipeline::lock(&args.lwir, &args.definition) {
+    let registry = args.mcp.registry()?;
+    match little_pipeline::lock_with_registry(&args.lwir, &args.definition, &registry) {
         Ok(registration) => {
             let text = pretty(&registration.document());
             match &args.output {
@@ -359,7 +387,8 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
     };
     let mut progress = args.harness.progress();
     let _signals = little_sandbox::signals::KillChildrenOnSignal::install();
-    match little_pipeline::plan(&request, &mut progress) {
+    let registry = args.mcp.registry()?;
+    match little_pipeline::plan_with_registry(&request, &registry, &mut progress) {
         Ok(report) => {
             if let Some(path) = &args.output {
                 std::fs::write(path, pretty(&report.registration.document()))
@@ -455,7 +484,8 @@ pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
 }
 
 pub fn verify(args: VerifyArgs, out: &mut dyn Write) -> Result<i32, String> {
-    match little_pipeline::verify::verify(&args.lwir, &args.lock, args.definition.as_deref()) {
+    let registry = args.mcp.registry()?;
+    match little_pipeline::verify::verify_with_registry(&args.lwir, &args.lock, args.definition.as_deref(), &registry) {
         Ok(verified) => {
             let scope = if verified.capabilities_checked {
                 "its WorkflowVersion and the definition's capabilities match the lock"

@@ -24,7 +24,8 @@ fn without_a_name_it_lists_every_schema_with_its_format() {
     let (stdout, code) = quiet(little(["schema"]));
     assert_eq!(code, 0);
     let names: Vec<&str> = stdout.lines().map(|l| l.split_whitespace().next().expect("a name")).collect();
-    assert_eq!(names, NAMES);
+    // Then the MCP tools, with their input and output schemas (`little schema mcp`).
+    assert_eq!(names, [&NAMES[..], &["mcp"]].concat());
     // One column, as wide as the longest name.
     assert!(stdout.contains("draft               workflow-draft/v1\n"), "{stdout}");
     assert!(stdout.contains("report              little-report/v1 (little check --format json)\n"), "{stdout}");
@@ -70,4 +71,22 @@ fn a_draft_naming_its_schema_checks_clean() {
         quiet(little([std::ffi::OsStr::new("check"), std::ffi::OsStr::new("--deny-warnings"), path.as_os_str()]));
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn mcp_prints_every_tool_with_an_object_output_schema() {
+    let (stdout, code) = quiet(little(["schema", "mcp"]));
+    assert_eq!(code, 0);
+    let tools: Vec<serde_json::Value> = serde_json::from_str(&stdout).expect("JSON");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["check", "explain", "codes", "families", "schema", "hash", "compile", "graph", "snapshot", "lock"]
+    );
+    for tool in &tools {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+        assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
+    }
+    // The check's output schema is the report schema, inlined.
+    assert_eq!(tools[0]["outputSchema"]["title"], "Report");
 }

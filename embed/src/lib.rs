@@ -5,6 +5,7 @@
 //! as the CLI and the language server. Every failure is an [`Error`] value; a panic is
 //! caught at each entry point and becomes an `internal` error, so none reaches a host.
 
+pub mod graph;
 mod workspace;
 
 use std::panic::AssertUnwindSafe;
@@ -348,4 +349,73 @@ pub fn lock(lwir: &[u8], definition: &[u8]) -> Result<Value, Error> {
         let registration = little_pipeline::lock_bytes(&capabilities, "lwir", lwir).map_err(|f| failure(f, "lwir"))?;
         Ok(registration.document())
     })
+}
+
+/// `little graph --format mermaid` of one draft: the Mermaid text of its executable
+/// topology, with the diagnostics' nodes and edges marked. A document with no topology to
+/// draw is a `document.kind` error saying why.
+pub fn graph(text: &[u8], path: &str, documents: &Documents) -> Result<String, Error> {
+    guarded(|| {
+        let (db, ws, entered, report) = check_one(text, path, documents)?;
+        let Some(file) = entered.file else {
+            return Err(Error::new("document.kind", format!("`{path}` is not UTF-8"), Some(path)));
+        };
+        graph::draw(&db, ws, file, &report.diagnostics, graph::Picture::Mermaid)
+            .map_err(|message| Error::new("document.kind", message, Some(path)))
+    })
+}
+
+/// The catalog's families whose id, kind or semantic contains `query` (every family
+/// without one), as an agent needs them to write a node that checks: id, kind, semantic,
+/// ports with their types, and the config schema's required and known fields. The
+/// embedded catalog when `catalog` is `None`; one that cannot be used is `input.invalid`.
+pub fn families(query: Option<&str>, catalog: Option<&[u8]>) -> Result<Value, Error> {
+    guarded(|| {
+        let mut db = Database::default();
+        let documents = Documents { catalog: catalog.map(<[u8]>::to_vec), ..Documents::default() };
+        let ws = workspace_in(&mut db, &documents, little_passes::db::BATCH)?;
+        let read = little_passes::queries::catalog_of(&db, ws.catalog(&db));
+        let query = query.map(str::to_lowercase).unwrap_or_default();
+        let matches = |family: &little_ir::catalog::Family| {
+            [family.id.as_str(), family.kind.as_str(), family.semantic.as_str()]
+                .iter()
+                .any(|field| field.to_lowercase().contains(&query))
+        };
+        let ports = |ports: &[little_ir::catalog::Port]| -> Vec<Value> {
+            ports
+                .iter()
+                .map(|p| json!({ "name": p.name, "types": p.types, "required": p.required, "multiple": p.multiple }))
+                .collect()
+        };
+        let families: Vec<Value> = read
+            .value
+            .families
+            .iter()
+            .filter(|family| matches(family))
+            .map(|family| {
+                let schema = family.config_schema.as_ref();
+                let required = schema.and_then(|s| s.get("required")).cloned().unwrap_or_else(|| json!([]));
+                let fields: Vec<&String> = schema
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object)
+                    .map_or(Vec::new(), |p| p.keys().collect());
+                json!({
+                    "id": family.id,
+                    "kind": family.kind.as_str(),
+                    "semantic": family.semantic,
+                    "inputs": ports(&family.inputs),
+                    "outputs": ports(&family.outputs),
+                    "configRequired": required,
+                    "configFields": fields,
+                    "deprecated": family.deprecated,
+                })
+            })
+            .collect();
+        Ok(json!({ "catalogVersion": read.value.version, "families": families }))
+    })
+}
+
+/// The text of the catalog little checks against when none is given.
+pub fn embedded_catalog() -> &'static str {
+    little_frontend::catalog::DEFAULT_CATALOG
 }

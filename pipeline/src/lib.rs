@@ -14,7 +14,8 @@
 //! - [`outer_loop`]: the outer-loop file of a later cycle (`--outer-loop`);
 //! - [`fix`]: `little fix`, a fixer session for a failed `code.run` step (SPEC §7.5);
 //! - [`verify`]: `little verify`, the runtime's check of an LWIR against its lock (§7.6);
-//! - [`show`]: how `little events` describes a log to a person.
+//! - [`show`]: how `little events` describes a log to a person;
+//! - [`registry`]: tools from outside the definition (MCP servers), joined to its own.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -32,13 +33,15 @@ pub mod outer_loop;
 pub mod plan;
 pub mod planner;
 pub mod register;
+pub mod registry;
 pub mod show;
 pub mod verify;
 
 pub use capabilities::Capabilities;
 pub use harness::HarnessOptions;
-pub use plan::{PlanReport, PlanRequest, Planner, plan};
+pub use plan::{PlanReport, PlanRequest, Planner, plan, plan_with_registry};
 pub use register::Registration;
+pub use registry::{OfferedTool, Registry};
 
 /// Where a run's history is kept (`--events`) and how long a database store's lease runs
 /// (`--lease`).
@@ -114,11 +117,34 @@ pub fn capabilities(definition: &Path) -> Result<Capabilities, Failure> {
 /// The capabilities of one outer-loop cycle: with an outer-loop file (cycle N ≥ 2), the
 /// manifest carries its `outerLoopContextHash`.
 pub fn capabilities_for_cycle(definition: &Path, outer_loop: Option<&Path>) -> Result<Capabilities, Failure> {
+    capabilities_with_registry(definition, outer_loop, &Registry::default())
+}
+
+/// [`capabilities_for_cycle`] with the definition's tools joined by those of `registry`.
+pub fn capabilities_with_registry(
+    definition: &Path,
+    outer_loop: Option<&Path>,
+    registry: &Registry,
+) -> Result<Capabilities, Failure> {
+    capabilities_of(definition, outer_loop, registry, true)
+}
+
+/// The capabilities; `require_global_tools: false` leaves a global tool the registry
+/// lacks out of them instead of refusing (for `verify`, where that is drift).
+pub(crate) fn capabilities_of(
+    definition: &Path,
+    outer_loop: Option<&Path>,
+    registry: &Registry,
+    require_global_tools: bool,
+) -> Result<Capabilities, Failure> {
     let db = Database::default();
-    let loaded = documents::load_definition(&db, definition)?;
+    let mut loaded = documents::load_definition(&db, definition)?;
+    loaded.definition.tools = registry.joined(&loaded.definition.tools)?;
     let outer_loop =
         outer_loop.map(|path| outer_loop::load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;
-    documents::missing_tools(&loaded)?;
+    if require_global_tools {
+        documents::missing_tools(&loaded)?;
+    }
     Ok(Capabilities::new(loaded.definition).for_cycle(outer_loop.as_ref()))
 }
 
@@ -133,9 +159,15 @@ pub fn capabilities_of_text(display: &str, definition: &str) -> Result<Capabilit
 
 /// `little lock`: validates an LWIR against a definition, then registers and locks it.
 pub fn lock(lwir: &Path, definition: &Path) -> Result<Registration, Failure> {
-    let capabilities = capabilities(definition)?;
+    lock_with_registry(lwir, definition, &Registry::default())
+}
+
+/// [`lock`] with the definition's tools joined by those of `registry`.
+pub fn lock_with_registry(lwir: &Path, definition: &Path, registry: &Registry) -> Result<Registration, Failure> {
+    let capabilities = capabilities_with_registry(definition, None, registry)?;
     let bytes =
         std::fs::read(lwir).map_err(|e| Failure::Tool(format!("cannot read the LWIR `{}`: {e}", lwir.display())))?;
+    registry.outputs_for_steps(&bytes)?;
     lock_bytes(&capabilities, &lwir.display().to_string(), &bytes)
 }
 

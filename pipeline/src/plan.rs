@@ -84,10 +84,20 @@ pub(crate) const ROLE: &str = "planner";
 
 /// Runs (or resumes) the pipeline.
 pub fn plan(request: &PlanRequest<'_>, observer: &mut dyn Observer) -> Result<PlanReport, Failure> {
+    plan_with_registry(request, &crate::Registry::default(), observer)
+}
+
+/// [`plan`] with the definition's tools joined by those of `registry` (MCP servers').
+pub fn plan_with_registry(
+    request: &PlanRequest<'_>,
+    registry: &crate::Registry,
+    observer: &mut dyn Observer,
+) -> Result<PlanReport, Failure> {
     let run_id = request.run_id;
     check_component("run id", run_id).map_err(Failure::Tool)?;
     let db = Database::default();
-    let loaded = load_definition(&db, request.definition)?;
+    let mut loaded = load_definition(&db, request.definition)?;
+    loaded.definition.tools = registry.joined(&loaded.definition.tools)?;
     // A bad outer-loop file is a bad argument: refused before the log is touched.
     let outer_loop =
         request.outer_loop.map(|path| load_outer_loop(path, loaded.definition.max_outer_cycles)).transpose()?;

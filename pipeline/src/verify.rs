@@ -25,6 +25,17 @@ pub struct Verified {
 }
 
 pub fn verify(lwir: &Path, lock: &Path, definition: Option<&Path>) -> Result<Verified, Failure> {
+    verify_with_registry(lwir, lock, definition, &crate::Registry::default())
+}
+
+/// [`verify`] with the definition's tools joined by those of `registry` (the tools MCP
+/// servers offer now).
+pub fn verify_with_registry(
+    lwir: &Path,
+    lock: &Path,
+    definition: Option<&Path>,
+    registry: &crate::Registry,
+) -> Result<Verified, Failure> {
     let lock_text = read_text(lock, "lock")?;
     let lock_tree = little_frontend::json::parse(&lock_text)
         .tree
@@ -60,10 +71,10 @@ pub fn verify(lwir: &Path, lock: &Path, definition: Option<&Path>) -> Result<Ver
     let Some(definition) = definition else {
         return Ok(Verified { id: version.id, hash: version.hash, capabilities_checked: false });
     };
-    let capabilities = crate::capabilities(definition)?;
+    let capabilities = crate::capabilities_of(definition, None, registry, false)?;
     let now = capability_manifest(&capabilities);
     let locked = lock_value.get("capabilityManifest").cloned().unwrap_or(Value::Null);
-    let drifted = differences(&locked, &now);
+    let drifted = tool_differences(&locked, &now).unwrap_or_else(|| differences(&locked, &now));
     if drifted.is_empty() {
         return Ok(Verified { id: version.id, hash: version.hash, capabilities_checked: true });
     }
@@ -79,16 +90,92 @@ pub fn verify(lwir: &Path, lock: &Path, definition: Option<&Path>) -> Result<Ver
                 };
             }
             let field = segments.iter().map(Segment::to_string).collect::<String>();
-            let message = format!(
-                "the definition's capabilities changed since the lock: `capabilityManifest{field}` was {}, is now {}",
-                show(&locked),
-                show(&now)
-            );
+            let tool = match segments.as_slice() {
+                [Segment::Key(tools), Segment::Index(i), ..] if tools == "tools" => {
+                    lock_value["capabilityManifest"]["tools"][*i]["id"].as_str().map(|id| (id, segments.last()))
+                }
+                _ => None,
+            };
+            let message = match tool {
+                Some((id, Some(Segment::Key(key)))) if key == "id" => format!(
+                    "the lock grants tool `{id}`, which the tool registry no longer offers (`capabilityManifest{field}`)"
+                ),
+                Some((id, Some(Segment::Key(key)))) => format!(
+                    "tool `{id}` changed since the lock: its {} (`capabilityManifest{field}` was {}, is now {})",
+                    changed_part(key),
+                    show(&locked),
+                    show(&now)
+                ),
+                _ => format!(
+                    "the definition's capabilities changed since the lock: `capabilityManifest{field}` was {}, is now {}",
+                    show(&locked),
+                    show(&now)
+                ),
+            };
             let help = "plan and lock the workflow again with the current definition, or restore the definition it was locked with";
             resolver.resolve(Finding::new(Code::PipelineCapabilityDrift, anchor, message).help(Some(help.to_string())))
         })
         .collect();
     Err(Failure::Blocked(vec![Located { path: lock.display().to_string(), text: Arc::clone(&lock_text), diagnostics }]))
+}
+
+/// What a tool's changed hash covers.
+fn changed_part(key: &str) -> &'static str {
+    match key {
+        "inputSchemaHash" => "input schema",
+        "outputSchemaHash" => "output schema",
+        // The descriptor hash alone: the schemas are the same, so the description changed.
+        "descriptorHash" => "description",
+        _ => "descriptor",
+    }
+}
+
+/// The differences of two manifests with their tools matched by id rather than position:
+/// a locked tool that is gone is one difference at its `id`, a changed one its changed
+/// hashes (the descriptor's only when neither schema's changed). `None` when the tools
+/// are not both lists of objects with ids.
+fn tool_differences(locked: &Value, now: &Value) -> Option<Vec<(Vec<Segment>, Value, Value)>> {
+    let ids = |tools: &Value| -> Option<Vec<(String, Value)>> {
+        tools.as_array()?.iter().map(|t| Some((t.get("id")?.as_str()?.to_string(), t.clone()))).collect()
+    };
+    let (before, after) = (ids(&locked["tools"])?, ids(&now["tools"])?);
+    let mut found = Vec::new();
+    for (i, (id, tool)) in before.iter().enumerate() {
+        let at = |key: &str| vec![Segment::Key("tools".into()), Segment::Index(i), Segment::Key(key.into())];
+        let Some((_, current)) = after.iter().find(|(other, _)| other == id) else {
+            found.push((at("id"), Value::String(id.clone()), Value::Null));
+            continue;
+        };
+        let changed: Vec<&str> = ["inputSchemaHash", "outputSchemaHash"]
+            .into_iter()
+            .filter(|key| tool.get(*key) != current.get(*key))
+            .collect();
+        let changed = if changed.is_empty() && tool != current { vec!["descriptorHash"] } else { changed };
+        for key in changed {
+            found.push((
+                at(key),
+                tool.get(key).cloned().unwrap_or(Value::Null),
+                current.get(key).cloned().unwrap_or(Value::Null),
+            ));
+        }
+    }
+    // A tool added since the lock is no drift: the lock grants only what it lists.
+    let without_tools = |manifest: &Value| {
+        let mut manifest = manifest.clone();
+        if let Some(map) = manifest.as_object_mut() {
+            map.remove("tools");
+        }
+        manifest
+    };
+    // In document order: the fields before `tools`, the tools, the fields after.
+    let order: Vec<&String> = locked.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    let tools_at = order.iter().position(|k| *k == "tools").unwrap_or(order.len());
+    let (before, after): (Vec<_>, Vec<_>) =
+        differences(&without_tools(locked), &without_tools(now)).into_iter().partition(|(at, _, _)| match at.first() {
+            Some(Segment::Key(key)) => order.iter().position(|k| *k == key).is_some_and(|i| i < tools_at),
+            _ => false,
+        });
+    Some(before.into_iter().chain(found).chain(after).collect())
 }
 
 /// One step into a JSON value.
@@ -171,5 +258,23 @@ mod tests {
             .collect();
         assert_eq!(found, [".tools[0].descriptorHash", ".m", ".n"]);
         assert!(differences(&locked, &locked).is_empty());
+    }
+
+    #[test]
+    fn tools_are_matched_by_id_and_name_the_field_that_changed() {
+        let tool = |id: &str, d: &str, i: &str| json!({ "id": id, "descriptorHash": d, "inputSchemaHash": i, "outputSchemaHash": "o" });
+        let locked =
+            json!({ "a": 1, "tools": [tool("t", "d1", "i1"), tool("u", "d2", "i2"), tool("v", "d3", "i3")], "z": 1 });
+        let now =
+            json!({ "a": 2, "tools": [tool("u", "d9", "i9"), tool("v", "d4", "i3"), tool("w", "d5", "i5")], "z": 2 });
+        let found: Vec<String> = tool_differences(&locked, &now)
+            .unwrap()
+            .into_iter()
+            .map(|(at, _, _)| at.iter().map(Segment::to_string).collect())
+            .collect();
+        // `t` is gone; `u`'s input schema changed (its descriptor with it); only `v`'s
+        // description changed; `w` is new, which the lock does not grant.
+        assert_eq!(found, [".a", ".tools[0].id", ".tools[1].inputSchemaHash", ".tools[2].descriptorHash", ".z"]);
+        assert_eq!(changed_part("descriptorHash"), "description");
     }
 }
