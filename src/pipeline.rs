@@ -158,6 +158,7 @@ impl HarnessArgs {
                 scratch: self.max_scratch,
                 memory_store: self.max_memory_store,
             },
+            host: little_pipeline::host::Host::default(),
         }
     }
 
@@ -276,6 +277,7 @@ fn pretty(value: &serde_json::Value) -> String {
 fn failed(failure: Failure, what: &str, out: &mut dyn Write) -> Result<i32, String> {
     match failure {
         Failure::Tool(message) => Err(message),
+        Failure::Cancelled => Err("cancelled".to_string()),
         Failure::Failed { reason, located } => {
             write_blocked(&located, out).map_err(write_err)?;
             writeln!(out, "{what}: {reason}").map_err(write_err)?;
@@ -345,8 +347,12 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
         None => little_pipeline::Planner::Harness(args.harness.options()),
     };
-    let store =
-        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
+    let store = little_pipeline::Store {
+        location: parse_store(&args.events)?,
+        lease: args.harness.lease,
+        work_dir: None,
+        on_event: None,
+    };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
@@ -413,8 +419,12 @@ fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
 }
 
 pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let store =
-        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
+    let store = little_pipeline::Store {
+        location: parse_store(&args.events)?,
+        lease: args.harness.lease,
+        work_dir: None,
+        on_event: None,
+    };
     let request = little_pipeline::fix::FixRequest {
         lwir: &args.lwir,
         step: &args.step,

@@ -140,6 +140,7 @@ impl RunDir {
             max_turns: 40,
             memory_root: Some(&memory),
             bounds: Default::default(),
+            host: Default::default(),
         };
         let request = PlanRequest {
             definition: &definition,
@@ -648,6 +649,7 @@ fn stores(c: &mut Criterion) {
                 location: little_store::Location::parse(url).unwrap(),
                 lease: little_pipeline::Store::DEFAULT_LEASE,
                 work_dir: Some(dir.dir.clone()),
+                on_event: None,
             };
             group.bench_function(format!("store/postgres/{n}"), |b| {
                 b.iter_batched(
@@ -664,6 +666,7 @@ fn stores(c: &mut Criterion) {
             location: little_store::Location::parse(url).unwrap(),
             lease: little_pipeline::Store::DEFAULT_LEASE,
             work_dir: Some(dir.dir.clone()),
+            on_event: None,
         };
         let run = fresh_run();
         let recorded = dir.plan_in(&store, &run, Mode::None, &mut Silent);

@@ -301,7 +301,10 @@ pub(crate) fn open_log(
         on_lost: Some(Box::new(little_sandbox::kill_registered_groups)),
         work_dir: store.work_dir.clone(),
     };
-    let log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
+    let mut log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
+    if let Some(hook) = &store.on_event {
+        log = Box::new(crate::host::Heard { log, hook: hook.clone() });
+    }
     for note in log.notes() {
         observer.note(note);
     }
@@ -321,6 +324,8 @@ fn started_record(capabilities: &Capabilities, planner: &'static str, details: M
 /// Appends `RunFailed` for a failure before or around the session, and passes the failure on.
 pub(crate) fn run_failed(log: &mut EventLog, session: Session, cause: &'static str, failure: Failure) -> Failure {
     let message = match &failure {
+        // A cancelled run has not failed: it resumes.
+        Failure::Cancelled => return failure,
         Failure::Blocked(located) => {
             located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
         }

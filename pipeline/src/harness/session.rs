@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use little_provider::{Client, Progress};
+use little_provider::Progress;
 use serde_json::{Value, json};
 
 use super::filesystem::SessionFiles;
@@ -16,6 +16,7 @@ use super::tracked::Tracked;
 use crate::Failure;
 use crate::capabilities::{canonical_text, hash};
 use crate::events::{self, EventLog, Record, ToolEnd};
+use crate::host::{CallFailed, Caller, Cancel};
 
 /// Deepest tool arguments a session reads; an LWIR is far shallower, and the event that
 /// records them must stay within the log's bound.
@@ -119,18 +120,21 @@ impl SessionStats {
 }
 
 /// Runs (or resumes, or replays) a session whose `harness.session.started` is already in
-/// the log. `client` may be `None` only when the history holds the whole session.
+/// the log. `client` may be `None` only when the history holds the whole session. Once
+/// `cancel` fires, no call starts and the call in flight is not recorded as ended: the
+/// session stops with [`Failure::Cancelled`], its log resumable.
 pub fn run(
     log: &mut EventLog,
     spec: &SessionSpec,
     files: &SessionFiles,
-    client: Option<&Client>,
+    client: Option<&Caller<'_>>,
+    cancel: Option<&Cancel>,
     toolbox: &mut dyn Toolbox,
     observer: &mut dyn Observer,
 ) -> Result<(SessionEnd, SessionStats), Failure> {
     let history = History::of(log.events(), spec.role, spec.cycle);
     let tracked = Tracked::new(files, &history.files).map_err(Failure::Tool)?;
-    let mut session = Session { log, spec, history, tracked, client, observer, stats: SessionStats::default() };
+    let mut session = Session { log, spec, history, tracked, client, cancel, observer, stats: SessionStats::default() };
     let end = session.run(toolbox)?;
     Ok((end, session.stats))
 }
@@ -140,12 +144,21 @@ pub struct Session<'a> {
     spec: &'a SessionSpec,
     history: History,
     tracked: Tracked,
-    client: Option<&'a Client>,
+    client: Option<&'a Caller<'a>>,
+    cancel: Option<&'a Cancel>,
     observer: &'a mut dyn Observer,
     stats: SessionStats,
 }
 
 impl Session<'_> {
+    /// Stops the session when it was cancelled: nothing more is written.
+    fn stop_if_cancelled(&self) -> Result<(), Failure> {
+        match self.cancel {
+            Some(cancel) if cancel.is_cancelled() => Err(Failure::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     fn run(&mut self, toolbox: &mut dyn Toolbox) -> Result<SessionEnd, Failure> {
         if self.history.has_calls() && !self.history.finished() {
             let after = self.history.last_seq;
@@ -270,11 +283,17 @@ impl Session<'_> {
                     return Ok(message);
                 }
                 // A call that failed is tried again, announced again.
-                Some(ModelEnd::Failed) => self.announce_model_call(turn, &request_hash, request)?,
+                Some(ModelEnd::Failed) => {
+                    self.stop_if_cancelled()?;
+                    self.announce_model_call(turn, &request_hash, request)?
+                }
                 // The call in flight when the run stopped: already announced.
-                None => {}
+                None => self.stop_if_cancelled()?,
             },
-            None => self.announce_model_call(turn, &request_hash, request)?,
+            None => {
+                self.stop_if_cancelled()?;
+                self.announce_model_call(turn, &request_hash, request)?
+            }
         }
         let Some(client) = self.client else {
             return Err(Failure::Tool(format!(
@@ -292,6 +311,9 @@ impl Session<'_> {
             Progress::ToolCall { .. } => {}
         });
         self.stats.model_calls += 1;
+        // An answer that came as the session was cancelled is not recorded: the log holds the
+        // call as in flight, and a resumed run makes it again.
+        self.stop_if_cancelled()?;
         match answer {
             Ok(completion) => {
                 let message = normalized_message(completion.message, turn);
@@ -306,8 +328,8 @@ impl Session<'_> {
                 self.observer.message(turn, &message, false);
                 Ok(message)
             }
-            Err(error) => {
-                let reason = error.to_string();
+            Err(CallFailed::Cancelled) => Err(Failure::Cancelled),
+            Err(CallFailed::Failed(reason)) => {
                 self.write(Record::ModelFailed { turn, reason: reason.clone() })?;
                 Err(Failure::Tool(format!("the model call of turn {turn} failed: {reason}")))
             }
@@ -350,8 +372,10 @@ impl Session<'_> {
                     return Ok((arguments, end));
                 }
                 // In flight when the run stopped: run again (at least once), announced already.
+                self.stop_if_cancelled()?;
             }
             None => {
+                self.stop_if_cancelled()?;
                 self.write(Record::ToolStarted {
                     turn,
                     call_id: call_id.to_string(),
@@ -369,6 +393,8 @@ impl Session<'_> {
             None => toolbox.run(tool, &arguments, &mut *self.observer),
         };
         self.stats.tool_runs += 1;
+        // A tool that ended as the session was cancelled is left in flight, likewise.
+        self.stop_if_cancelled()?;
         let duration = millis(begun.elapsed());
         let files = self.tracked.record(self.log).map_err(Failure::Tool)?;
         let (end, value) = match &outcome {
