@@ -29,5 +29,11 @@ if [ ! -x "$LITTLE_BIN" ]; then
 fi
 echo "node-test: comparing with $LITTLE_BIN"
 
+# The planner tests talk to the scripted OpenAI-compatible provider over 127.0.0.1.
+target="${CARGO_TARGET_DIR:-$repo/target}"
+export LITTLE_SCRIPTED_PROVIDER="${LITTLE_SCRIPTED_PROVIDER:-$target/debug/examples/scripted-provider}"
+echo "node-test: building the scripted provider ($LITTLE_SCRIPTED_PROVIDER)"
+(cd "$repo" && cargo build --quiet -p little-provider --features testing --example scripted-provider)
+
 echo "node-test: node --test"
 node --test test/*.test.mjs

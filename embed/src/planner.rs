@@ -226,10 +226,12 @@ pub fn plan(call: &PlanCall, hooks: &Hooks<'_>) -> Result<Value, Error> {
         let report = little_pipeline::plan(&request, &mut streamed)
             .map_err(|failure| run_error(failure, &call.events, &call.run_id))?;
         let session = &report.session;
+        let lock = &report.registration.lock;
         Ok(json!({
             "runId": call.run_id,
-            "workflowVersionId": report.registration.id(),
-            "workflowVersionHash": report.registration.hash(),
+            "workflowVersionId": lock["workflowVersionId"],
+            "workflowVersionHash": lock["workflowVersionHash"],
+            "lwirVersionId": report.registration.id(),
             "registration": report.registration.document(),
             "submission": report.attempt,
             "session": {
@@ -279,8 +281,8 @@ pub fn fix(call: &FixCall, hooks: &Hooks<'_>) -> Result<Value, Error> {
     })
 }
 
-/// `little verify` in process: `{ workflowVersionId, workflowVersionHash,
-/// capabilitiesChecked }`, or an error (`verify.failed`, or `blocked` with the drifted
+/// `little verify` in process: `{ lwirVersionId, workflowVersionHash, capabilitiesChecked }`
+/// (the ids `little verify` prints), or an error (`verify.failed`, or `blocked` with the drifted
 /// capabilities as diagnostics).
 pub fn verify(
     lwir: &std::path::Path,
@@ -289,7 +291,7 @@ pub fn verify(
 ) -> Result<Value, Error> {
     guarded(|| match little_pipeline::verify::verify(lwir, lock, definition) {
         Ok(verified) => Ok(json!({
-            "workflowVersionId": verified.id,
+            "lwirVersionId": verified.id,
             "workflowVersionHash": verified.hash,
             "capabilitiesChecked": verified.capabilities_checked,
         })),

@@ -220,7 +220,8 @@ fn verify_in_process_checks_what_plan_locked() {
     let lock = dir.0.join("lock.json");
     std::fs::write(&lock, planned["registration"].to_string()).unwrap();
     let verified = planner::verify(&example("lwir.json"), &lock, Some(&example("definition.json"))).unwrap();
-    assert_eq!(verified["workflowVersionId"], planned["workflowVersionId"]);
+    assert_eq!(verified["lwirVersionId"], planned["lwirVersionId"]);
+    assert_eq!(verified["workflowVersionHash"], planned["workflowVersionHash"]);
     assert_eq!(verified["capabilitiesChecked"], true);
 
     let changed = dir.0.join("changed.json");
