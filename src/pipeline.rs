@@ -114,6 +114,10 @@ pub struct HarnessArgs {
     /// Model calls a session may make.
     #[arg(long, value_name = "N", default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_turns: u32,
+    /// Tokens a session may use, prompt plus completion as the provider reports usage;
+    /// past it the session fails (default: no budget).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_tokens: Option<u64>,
     /// Where the memory stores live (`workflow/<id>/`, `org/`).
     #[arg(long, value_name = "DIR", default_value = ".little/memory")]
     memory_root: PathBuf,
@@ -149,6 +153,7 @@ impl HarnessArgs {
             },
             tool_timeout: self.tool_timeout,
             max_turns: self.max_turns,
+            max_tokens: self.max_tokens,
             memory_root: Some(&self.memory_root),
             bounds: little_provider::SandboxSettings {
                 memory: self.max_memory,

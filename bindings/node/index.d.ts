@@ -188,6 +188,8 @@ export interface HarnessOptions {
   sandbox?: 'bwrap' | 'none' | undefined;
   toolTimeout?: number | string | undefined;
   maxTurns?: number | undefined;
+  /** Tokens the session may use (prompt plus completion, as the provider reports usage); past it the run fails. */
+  maxTokens?: number | undefined;
   memoryRoot?: string | undefined;
   lockWait?: number | string | undefined;
   lease?: number | string | undefined;

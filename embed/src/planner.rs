@@ -55,6 +55,8 @@ pub struct HarnessSettings {
     pub bwrap: bool,
     pub tool_timeout: Duration,
     pub max_turns: u32,
+    /// `--max-tokens`: prompt plus completion tokens, as the provider reports usage.
+    pub max_tokens: Option<u64>,
     pub memory_root: Option<PathBuf>,
     pub lock_wait: Duration,
     pub lease: Duration,
@@ -68,6 +70,7 @@ impl Default for HarnessSettings {
             bwrap: true,
             tool_timeout: Duration::from_secs(60),
             max_turns: 40,
+            max_tokens: None,
             memory_root: None,
             lock_wait: Duration::from_secs(30),
             lease: little_pipeline::Store::DEFAULT_LEASE,
@@ -144,6 +147,7 @@ fn options<'a>(settings: &'a HarnessSettings, providers: &'a [GivenProvider], ho
         sandbox: if settings.bwrap { little_sandbox::Mode::Bwrap } else { little_sandbox::Mode::None },
         tool_timeout: settings.tool_timeout,
         max_turns: settings.max_turns,
+        max_tokens: settings.max_tokens,
         memory_root: settings.memory_root.as_deref(),
         bounds: Default::default(),
         host: Host { providers, model: hooks.model, cancel: hooks.cancel },
@@ -343,8 +347,8 @@ struct Options<'v> {
     known: &'static [&'static str],
 }
 
-const HARNESS_KEYS: [&str; 8] =
-    ["config", "providers", "sandbox", "toolTimeout", "maxTurns", "memoryRoot", "lockWait", "lease"];
+const HARNESS_KEYS: [&str; 9] =
+    ["config", "providers", "sandbox", "toolTimeout", "maxTurns", "maxTokens", "memoryRoot", "lockWait", "lease"];
 
 impl<'v> Options<'v> {
     fn new(value: &'v Value, known: &'static [&'static str]) -> Result<Options<'v>, Error> {
@@ -405,6 +409,15 @@ impl<'v> Options<'v> {
             bwrap,
             tool_timeout: self.duration("toolTimeout", defaults.tool_timeout)?,
             max_turns: self.count("maxTurns", defaults.max_turns, 1000)?,
+            max_tokens: match self.object.get("maxTokens") {
+                None | Some(Value::Null) => None,
+                Some(value) => Some(
+                    value
+                        .as_u64()
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| Options::wrong("maxTokens", "a whole number from 1"))?,
+                ),
+            },
             memory_root: self.text("memoryRoot")?.map(PathBuf::from),
             lock_wait: self.duration("lockWait", defaults.lock_wait)?,
             lease: self.duration("lease", defaults.lease)?,

@@ -243,3 +243,26 @@ fn a_run_that_fails_carries_its_cause_code() {
     assert_eq!(error.cause.as_deref(), Some("planner_session_failed"));
     assert!(error.message.contains("--max-turns"), "{}", error.message);
 }
+
+#[test]
+fn past_its_token_budget_a_session_fails_with_its_reason() {
+    let dir = Dir::new("tokens");
+    let server = server(None);
+    let mut call = dir.call(&server.base_url(), "run_t");
+    // The scripted provider reports a request's bytes / 4 as its prompt tokens: the first
+    // turn alone is over a hundred.
+    call.harness.max_tokens = Some(100);
+    let error = planner::plan(&call, &Hooks::default()).unwrap_err();
+    assert_eq!(error.code, "run.failed", "{error:?}");
+    assert_eq!(error.cause.as_deref(), Some("planner_session_failed"));
+    assert!(error.message.contains("more than `--max-tokens` 100"), "{}", error.message);
+    assert_eq!(server.request_count(), 1, "no call after the budget is spent");
+    let events = dir.events("run_t");
+    let failed = events.iter().find(|e| e["type"] == "harness.session.failed").unwrap();
+    assert_eq!(failed["payload"]["maxTokens"], 100);
+    // Replayed, it fails the same way under the budget it failed by, calling nothing.
+    call.harness.max_tokens = None;
+    let again = planner::plan(&call, &Hooks::default()).unwrap_err();
+    assert!(again.message.contains("more than `--max-tokens` 100"), "{}", again.message);
+    assert_eq!(server.request_count(), 1);
+}

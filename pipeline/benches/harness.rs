@@ -138,6 +138,7 @@ impl RunDir {
             sandbox: mode,
             tool_timeout: Duration::from_secs(30),
             max_turns: 40,
+            max_tokens: None,
             memory_root: Some(&memory),
             bounds: Default::default(),
             host: Default::default(),

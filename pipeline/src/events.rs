@@ -192,6 +192,8 @@ pub enum Record {
         attempts: u32,
         max_turns: u32,
         max_attempts: u32,
+        /// Written only when the session had a token budget.
+        max_tokens: Option<u64>,
     },
     VersionRegistered {
         workflow_version_id: Value,
@@ -309,13 +311,19 @@ impl Record {
             Record::AttemptsExhausted { attempts } => {
                 json!({ "role": role, "cycle": cycle, "status": "failed", "attempts": attempts })
             }
-            Record::SessionFailed { reason, turns, attempts, max_turns, max_attempts } => of_session(json!({
-                "reason": reason,
-                "turns": turns,
-                "attempts": attempts,
-                "maxTurns": max_turns,
-                "maxAttempts": max_attempts,
-            })),
+            Record::SessionFailed { reason, turns, attempts, max_turns, max_attempts, max_tokens } => {
+                let mut payload = json!({
+                    "reason": reason,
+                    "turns": turns,
+                    "attempts": attempts,
+                    "maxTurns": max_turns,
+                    "maxAttempts": max_attempts,
+                });
+                if let Some(max_tokens) = max_tokens {
+                    payload["maxTokens"] = json!(max_tokens);
+                }
+                of_session(payload)
+            }
             Record::VersionRegistered { workflow_version_id, workflow_version_hash, lwir_version_id, lock_hash } => {
                 json!({
                     "workflowVersionId": workflow_version_id,

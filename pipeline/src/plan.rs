@@ -244,6 +244,7 @@ impl HarnessRun<'_> {
         };
         let capabilities = self.capabilities;
         let (max_turns, max_attempts) = (self.options.max_turns, self.request.max_attempts);
+        let max_tokens = self.options.max_tokens;
         let task = prompt::plan_task(capabilities, self.input, outer_loop);
         let cycle = self.cycle;
         let build = Box::new(move |files: &SessionFiles| {
@@ -254,6 +255,7 @@ impl HarnessRun<'_> {
                 system: prompt::plan_system(capabilities, files),
                 task,
                 max_turns,
+                max_tokens,
                 max_attempts,
             };
             let toolbox: Box<dyn Toolbox> = Box::new(PlanToolbox { sandbox: files.sandbox.clone(), capabilities });

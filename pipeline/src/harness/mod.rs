@@ -43,6 +43,9 @@ pub struct HarnessOptions<'a> {
     pub tool_timeout: Duration,
     /// Model calls a session may make (`--max-turns`).
     pub max_turns: u32,
+    /// Tokens a session may use, prompt plus completion as the provider reports usage
+    /// (`--max-tokens`); `None`: no budget.
+    pub max_tokens: Option<u64>,
     /// Where memory stores live (`--memory-root`); default `.little/memory` in the
     /// working directory.
     pub memory_root: Option<&'a Path>,
@@ -60,6 +63,7 @@ impl Default for HarnessOptions<'_> {
             sandbox: little_sandbox::Mode::Bwrap,
             tool_timeout: Duration::from_secs(60),
             max_turns: 40,
+            max_tokens: None,
             memory_root: None,
             bounds: little_provider::SandboxSettings::default(),
             host: crate::host::Host::default(),

@@ -35,6 +35,9 @@ pub struct SessionSpec {
     /// The first user message (the task).
     pub task: String,
     pub max_turns: u32,
+    /// Tokens (prompt plus completion, as the provider reports usage) the session may use
+    /// (`--max-tokens`); past it the session fails.
+    pub max_tokens: Option<u64>,
     /// Refused submissions before the session fails.
     pub max_attempts: u32,
 }
@@ -105,6 +108,8 @@ pub struct SessionStats {
     pub tool_runs: u32,
     pub tool_replayed: u32,
     pub turns: u64,
+    /// Tokens of the session's model calls, replayed ones included (what `--max-tokens` bounds).
+    pub tokens: u64,
 }
 
 impl SessionStats {
@@ -174,6 +179,11 @@ impl Session<'_> {
             }
             (None, None) => (self.spec.max_turns, self.spec.max_attempts),
         };
+        let max_tokens = match (&self.history.completed, &self.history.failed) {
+            (Some(_), _) => None,
+            (None, Some(failed)) => failed.u64("maxTokens"),
+            (None, None) => self.spec.max_tokens,
+        };
         let tools = toolbox.descriptors();
         let mut messages = vec![
             json!({ "role": "system", "content": self.spec.system }),
@@ -191,6 +201,16 @@ impl Session<'_> {
                 "temperature": 0,
             });
             let message = self.model_call(turn, &body)?;
+            if let Some(max_tokens) = max_tokens
+                && self.stats.tokens > max_tokens
+            {
+                let reason = format!(
+                    "the session used {} tokens (prompt plus completion, as the provider reported them), \
+                     more than `--max-tokens` {max_tokens}",
+                    self.stats.tokens
+                );
+                return self.fail(reason, (turn, max_turns, max_attempts), attempts, last_refused);
+            }
             let calls = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
             messages.push(message);
             if calls.is_empty() {
@@ -255,7 +275,15 @@ impl Session<'_> {
             let reason = failed.str("reason").map_or(reason, str::to_string);
             return Ok(SessionEnd::Failed { reason, last_refused });
         }
-        self.write(Record::SessionFailed { reason: reason.clone(), turns: turn, attempts, max_turns, max_attempts })?;
+        let max_tokens = self.spec.max_tokens;
+        self.write(Record::SessionFailed {
+            reason: reason.clone(),
+            turns: turn,
+            attempts,
+            max_turns,
+            max_attempts,
+            max_tokens,
+        })?;
         Ok(SessionEnd::Failed { reason, last_refused })
     }
 
@@ -275,7 +303,8 @@ impl Session<'_> {
                 ));
             }
             Some(recorded) => match &recorded.end {
-                Some(ModelEnd::Responded { message, .. }) => {
+                Some(ModelEnd::Responded { message, usage }) => {
+                    self.stats.tokens += tokens_of(usage);
                     let message = message.clone();
                     self.stats.model_replayed += 1;
                     self.observer.turn(turn, true);
@@ -316,6 +345,7 @@ impl Session<'_> {
         self.stop_if_cancelled()?;
         match answer {
             Ok(completion) => {
+                self.stats.tokens += tokens_of(&completion.usage);
                 let message = normalized_message(completion.message, turn);
                 self.write(Record::ModelResponded {
                     turn,
@@ -457,6 +487,16 @@ fn normalized_message(message: Value, turn: u64) -> Value {
         normalized["tool_calls"] = Value::Array(calls);
     }
     normalized
+}
+
+/// The tokens a call used as its provider reported them: prompt plus completion, else the
+/// total; none when it reported no usage.
+fn tokens_of(usage: &Value) -> u64 {
+    let field = |key: &str| usage.get(key).and_then(Value::as_u64);
+    match (field("prompt_tokens"), field("completion_tokens")) {
+        (None, None) => field("total_tokens").unwrap_or(0),
+        (prompt, completion) => prompt.unwrap_or(0).saturating_add(completion.unwrap_or(0)),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

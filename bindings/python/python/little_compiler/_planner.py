@@ -41,6 +41,7 @@ def _options(**given: Any) -> str:
         "outer_loop": "outerLoop",
         "tool_timeout": "toolTimeout",
         "max_turns": "maxTurns",
+        "max_tokens": "maxTokens",
         "memory_root": "memoryRoot",
         "lock_wait": "lockWait",
     }
@@ -67,6 +68,7 @@ def plan(
     sandbox: Optional[str] = None,
     max_attempts: Optional[int] = None,
     max_turns: Optional[int] = None,
+    max_tokens: Optional[int] = None,
     tool_timeout: Union[int, float, str, None] = None,
     memory_root: Optional[PathLike] = None,
     lock_wait: Union[int, float, str, None] = None,
@@ -85,7 +87,7 @@ def plan(
     """
     options = _options(
         definition=definition, input=input, run_id=run_id, events=events, providers=providers, config=config,
-        sandbox=sandbox, max_attempts=max_attempts, max_turns=max_turns, tool_timeout=tool_timeout,
+        sandbox=sandbox, max_attempts=max_attempts, max_turns=max_turns, max_tokens=max_tokens, tool_timeout=tool_timeout,
         memory_root=memory_root, lock_wait=lock_wait, lease=lease, outer_loop=outer_loop,
     )
     return _native.plan(options, on_event, cancel)  # type: ignore[no-any-return]
@@ -103,6 +105,7 @@ def fix(
     config: Optional[PathLike] = None,
     sandbox: Optional[str] = None,
     max_turns: Optional[int] = None,
+    max_tokens: Optional[int] = None,
     tool_timeout: Union[int, float, str, None] = None,
     memory_root: Optional[PathLike] = None,
     lock_wait: Union[int, float, str, None] = None,
@@ -113,7 +116,8 @@ def fix(
     """``little fix`` in process: the repaired LWIR and its new WorkflowVersion."""
     options = _options(
         lwir=lwir, step=step, error=error, definition=definition, run_id=run_id, events=events, providers=providers,
-        config=config, sandbox=sandbox, max_turns=max_turns, tool_timeout=tool_timeout, memory_root=memory_root,
+        config=config, sandbox=sandbox, max_turns=max_turns, max_tokens=max_tokens, tool_timeout=tool_timeout,
+        memory_root=memory_root,
         lock_wait=lock_wait, lease=lease,
     )
     return _native.fix(options, on_event, cancel)  # type: ignore[no-any-return]
