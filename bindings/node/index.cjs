@@ -63,10 +63,15 @@ function invalid(message, path) {
   return new LittleError('input.invalid', message, path);
 }
 
+/** `an Object`, `a Map`: a name with its indefinite article. */
+function withArticle(name) {
+  return `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
+}
+
 function kindOf(value) {
   const proto = Object.getPrototypeOf(value);
   const name = proto?.constructor?.name;
-  return name ? `a ${name}` : 'an object of another kind';
+  return name ? withArticle(name) : 'an object of another kind';
 }
 
 /**
@@ -165,7 +170,7 @@ function describe(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return kindOf(value);
-  return `a ${typeof value}`;
+  return withArticle(typeof value);
 }
 
 function text(value, name) {
