@@ -19,8 +19,17 @@ echo "node-test: generating types.d.ts from the schemas (bindings/typegen)"
 (cd "$repo" && cargo run --quiet -p little-typegen)
 
 echo "node-test: building the addon in release (napi build; cargo's target/ is the workspace's)"
-npx napi build --platform --release --no-js --dts native.d.ts
+npx napi build --platform --release --strip --no-js --dts native.d.ts
 ls -1 little.*.node | sed 's/^/node-test: built /'
+# What ships is stripped: at most 25 MB (unstripped, the symbols alone made it 100 MB).
+for addon in little.*.node; do
+    size=$(stat -c %s "$addon")
+    echo "node-test: $addon is $((size / 1024 / 1024)) MiB"
+    if [ "$size" -gt $((25 * 1024 * 1024)) ]; then
+        echo "node-test: $addon is over 25 MiB" >&2
+        exit 1
+    fi
+done
 
 export LITTLE_BIN="${LITTLE_BIN:-$repo/target/debug/little}"
 if [ ! -x "$LITTLE_BIN" ]; then
