@@ -120,6 +120,10 @@ pub struct HarnessArgs {
     /// Model calls a session may make.
     #[arg(long, value_name = "N", default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_turns: u32,
+    /// Tokens a session may use, prompt plus completion as the provider reports usage;
+    /// past it the session fails (default: no budget).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_tokens: Option<u64>,
     /// Where the memory stores live (`workflow/<id>/`, `org/`).
     #[arg(long, value_name = "DIR", default_value = ".little/memory")]
     memory_root: PathBuf,
@@ -155,6 +159,7 @@ impl HarnessArgs {
             },
             tool_timeout: self.tool_timeout,
             max_turns: self.max_turns,
+            max_tokens: self.max_tokens,
             memory_root: Some(&self.memory_root),
             bounds: little_provider::SandboxSettings {
                 memory: self.max_memory,
@@ -164,6 +169,7 @@ impl HarnessArgs {
                 scratch: self.max_scratch,
                 memory_store: self.max_memory_store,
             },
+            host: little_pipeline::host::Host::default(),
         }
     }
 
@@ -302,6 +308,7 @@ fn pretty(value: &serde_json::Value) -> String {
 fn failed(failure: Failure, what: &str, out: &mut dyn Write) -> Result<i32, String> {
     match failure {
         Failure::Tool(message) => Err(message),
+        Failure::Cancelled => Err("cancelled".to_string()),
         Failure::Failed { reason, located } => {
             write_blocked(&located, out).map_err(write_err)?;
             writeln!(out, "{what}: {reason}").map_err(write_err)?;
@@ -373,8 +380,12 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         Some(command) => little_pipeline::Planner::External { command, timeout: args.timeout },
         None => little_pipeline::Planner::Harness(args.harness.options()),
     };
-    let store =
-        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
+    let store = little_pipeline::Store {
+        location: parse_store(&args.events)?,
+        lease: args.harness.lease,
+        work_dir: None,
+        on_event: None,
+    };
     let request = little_pipeline::PlanRequest {
         definition: &args.definition,
         input: &args.input,
@@ -442,8 +453,12 @@ fn session_summary(stats: &little_pipeline::harness::SessionStats) -> String {
 }
 
 pub fn fix(args: FixArgs, out: &mut dyn Write) -> Result<i32, String> {
-    let store =
-        little_pipeline::Store { location: parse_store(&args.events)?, lease: args.harness.lease, work_dir: None };
+    let store = little_pipeline::Store {
+        location: parse_store(&args.events)?,
+        lease: args.harness.lease,
+        work_dir: None,
+        on_event: None,
+    };
     let request = little_pipeline::fix::FixRequest {
         lwir: &args.lwir,
         step: &args.step,

@@ -8,12 +8,14 @@ const fs = require('node:fs');
 
 /** Why a call could not give its result: `code` is stable, for programs. */
 class LittleError extends Error {
-  constructor(code, message, path, report) {
+  constructor(code, message, path, report, cause) {
     super(message);
     this.name = 'LittleError';
     this.code = code;
     this.path = path ?? null;
     if (report !== undefined) this.report = report;
+    // With `run.failed`: the cause code of the run's RunFailed event.
+    if (cause !== undefined && cause !== null) this.causeCode = cause;
   }
 }
 
@@ -61,10 +63,15 @@ function invalid(message, path) {
   return new LittleError('input.invalid', message, path);
 }
 
+/** `an Object`, `a Map`: a name with its indefinite article. */
+function withArticle(name) {
+  return `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
+}
+
 function kindOf(value) {
   const proto = Object.getPrototypeOf(value);
   const name = proto?.constructor?.name;
-  return name ? `a ${name}` : 'an object of another kind';
+  return name ? withArticle(name) : 'an object of another kind';
 }
 
 /**
@@ -163,7 +170,7 @@ function describe(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return kindOf(value);
-  return `a ${typeof value}`;
+  return withArticle(typeof value);
 }
 
 function text(value, name) {
@@ -227,7 +234,7 @@ function checkArguments(draft, options) {
 
 function fromFailure(failure) {
   const report = failure.report === undefined || failure.report === null ? undefined : JSON.parse(failure.report);
-  return new LittleError(failure.code, failure.message, failure.path, report);
+  return new LittleError(failure.code, failure.message, failure.path, report, failure.cause);
 }
 
 function unwrap(outcome) {
@@ -426,8 +433,131 @@ class Workspace {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// The planner pipeline: plan, fix, verify, events. A session runs on a thread of its own
+// in the addon; every event reaches `onEvent` (or the async iterator) in order, on the
+// event loop; an AbortSignal ends the call, leaving the log resumable.
+
+const HOOKS = ['onEvent', 'signal', 'model'];
+
+/** The options as the addon takes them (JSON, the hooks taken out), and the hooks. */
+function plannerOptions(options, required) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid(`the options must be an object, not ${describe(options)}`, 'options');
+  }
+  const data = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (HOOKS.includes(key) || value === undefined) continue;
+    data[key] = value;
+  }
+  for (const key of required) {
+    if (typeof data[key] !== 'string') throw invalid(`options.${key} must be a string (a path, an id or a URL)`, key);
+  }
+  refuseNonJson(data, 'options');
+  const { onEvent, signal, model } = options;
+  if (onEvent !== undefined && typeof onEvent !== 'function') throw invalid('options.onEvent must be a function', 'onEvent');
+  if (model !== undefined && typeof model !== 'function') throw invalid('options.model must be a function', 'model');
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
+    throw invalid('options.signal must be an AbortSignal', 'signal');
+  }
+  return [JSON.stringify(data), { onEvent, signal, model }];
+}
+
+function session(start, options, required) {
+  let json;
+  let hooks;
+  try {
+    [json, hooks] = plannerOptions(options, required);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const run = new native.NativeRun();
+  const { onEvent, signal, model } = hooks;
+  if (signal?.aborted) return Promise.reject(new LittleError('cancelled', 'the call was cancelled before it began', null));
+  const abort = () => run.cancel();
+  signal?.addEventListener('abort', abort, { once: true });
+  const hear = onEvent && ((text) => onEvent(JSON.parse(text)));
+  // The host model: each request is handed to `model`, whose answer (or promise of one)
+  // goes back to the session waiting for it.
+  const ask =
+    model &&
+    ((text) => {
+      const { id, providerId, request } = JSON.parse(text);
+      Promise.resolve()
+        .then(() => model(request, { providerId }))
+        .then(
+          (message) => run.answer(id, true, JSON.stringify(message ?? null)),
+          (error) => run.answer(id, false, String(error?.message ?? error)),
+        );
+    });
+  return callAsync(() => start(run, json, hear, ask)).finally(() => signal?.removeEventListener('abort', abort));
+}
+
+function plan(options) {
+  return session((...args) => native.planAsync(...args), options, ['definition', 'input', 'runId', 'events']);
+}
+
+function fix(options) {
+  return session((...args) => native.fixAsync(...args), options, ['lwir', 'step', 'error', 'definition', 'runId', 'events']);
+}
+
+function verify(options) {
+  const given = optionsOf(options, ['lwir', 'lock', 'definition']);
+  return call(() =>
+    native.verify(
+      text(given.lwir, 'lwir'),
+      text(given.lock, 'lock'),
+      given.definition === undefined || given.definition === null ? null : text(given.definition, 'definition'),
+    ),
+  );
+}
+
+function events(store, options) {
+  let runId;
+  try {
+    const given = optionsOf(options, ['runId']);
+    runId = given.runId === undefined || given.runId === null ? null : text(given.runId, 'runId');
+    text(store, 'store');
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return callAsync(() => native.eventsAsync(store, runId));
+}
+
+/**
+ * `plan` as an async iterator of its events (the model's streamed text among them), in
+ * order; the result is the iterator's return value, and a failure is thrown from it.
+ */
+async function* planEvents(options) {
+  const queue = [];
+  let wake = null;
+  let settled = null;
+  const given = { ...options, onEvent: (event) => { queue.push(event); wake?.(); } };
+  plan(given).then(
+    (value) => { settled = { value }; wake?.(); },
+    (error) => { settled = { error }; wake?.(); },
+  );
+  for (;;) {
+    if (queue.length > 0) {
+      yield queue.shift();
+      continue;
+    }
+    if (settled) {
+      if (settled.error) throw settled.error;
+      return settled.value;
+    }
+    await new Promise((resolve) => { wake = resolve; });
+    wake = null;
+  }
+}
+
 module.exports = {
   LittleError,
+  plan,
+  planEvents,
+  fix,
+  verify,
+  events,
   Workspace,
   check,
   checkAsync,

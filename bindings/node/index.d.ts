@@ -50,7 +50,11 @@ export type ErrorCode =
   | 'blocked'
   | 'file.unknown'
   | 'edit.invalid'
-  | 'internal';
+  | 'internal'
+  | 'run.failed'
+  | 'cancelled'
+  | 'verify.failed'
+  | 'failed';
 
 /**
  * Why a call could not give its result. `code` is stable, for programs; `path` says what
@@ -61,8 +65,10 @@ export declare class LittleError extends Error {
   readonly name: 'LittleError';
   readonly code: ErrorCode;
   readonly path: string | null;
-  /** With `blocked`: the report of what blocks. */
+  /** With `blocked` and `run.failed`: the report of what blocks. */
   readonly report?: Report;
+  /** With `run.failed`: the cause code of the run's `RunFailed` event (`planner_session_failed`, `capability_drift`, …). */
+  readonly causeCode?: string;
 }
 
 /** `little check` of one draft or LWIR: the report `little check --format json` prints. */
@@ -123,3 +129,141 @@ export declare class Workspace {
   /** The open documents' paths, sorted. */
   paths(): string[];
 }
+
+// ---------------------------------------------------------------------------------------
+// The planner pipeline (`little plan`, `fix`, `verify`, `events`), in process.
+
+/** A provider given as a value, as a `[providers.ID]` table of little.toml. The key is held in memory only: it is sent in the `Authorization` header and is in no event or message. */
+export interface ProviderValue {
+  baseUrl: string;
+  apiKey?: string | null | undefined;
+  /** Ask for a server-sent event stream (default true). */
+  stream?: boolean | undefined;
+  /** One request's time limit: seconds, or `"120s"`, `"2m"` (default 120 s). */
+  timeout?: number | string | undefined;
+}
+
+/** A stored event: what `little events --format json` prints. */
+export interface StoredEvent {
+  runId: string;
+  seq: number;
+  type: string;
+  payload: JsonObject;
+}
+
+/** A piece of the model's text as it streams: shown, never stored (the whole message is in `harness.model.responded`). */
+export interface StreamedText {
+  runId: string;
+  type: 'harness.model.text';
+  payload: { turn: number; text: string };
+}
+
+export type PlannerEvent = StoredEvent | StreamedText;
+
+/** A Chat Completions request as the harness builds it. */
+export interface ModelRequest {
+  model: string;
+  messages: JsonObject[];
+  tools: JsonObject[];
+  [key: string]: unknown;
+}
+
+/** What a host model function returns: an assistant message (`tool_calls` as the API writes them; `arguments` text or an object), with `usage` when known. */
+export interface ModelAnswer {
+  content?: string | null;
+  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | JsonObject } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+  [key: string]: unknown;
+}
+
+/** Answers the session's model calls instead of a provider (e.g. through the AI SDK); called once per model call made, never on replay. */
+export type ModelFunction = (request: ModelRequest, context: { providerId: string }) => ModelAnswer | Promise<ModelAnswer>;
+
+/** The built-in harness's settings: `little plan`'s flags, with their defaults. */
+export interface HarnessOptions {
+  /** Providers by id; when given, little.toml is not read for providers. */
+  providers?: Record<string, ProviderValue> | undefined;
+  /** A little.toml (`--config`). */
+  config?: string | undefined;
+  sandbox?: 'bwrap' | 'none' | undefined;
+  toolTimeout?: number | string | undefined;
+  maxTurns?: number | undefined;
+  /** Tokens the session may use (prompt plus completion, as the provider reports usage); past it the run fails. */
+  maxTokens?: number | undefined;
+  memoryRoot?: string | undefined;
+  lockWait?: number | string | undefined;
+  lease?: number | string | undefined;
+  /** Hears every event as it is written, in order, and the model's text as it streams. */
+  onEvent?: ((event: PlannerEvent) => void) | undefined;
+  /** Ends the call: the model call in flight is cut, the log is left resumable. */
+  signal?: AbortSignal | undefined;
+  model?: ModelFunction | undefined;
+}
+
+export interface PlanOptions extends HarnessOptions {
+  definition: string;
+  input: string;
+  runId: string;
+  /** An event log path, or a PostgreSQL URL. */
+  events: string;
+  maxAttempts?: number | undefined;
+  outerLoop?: string | undefined;
+}
+
+export interface SessionCounts {
+  modelCalls: number;
+  toolCalls: number;
+  modelCallsReplayed: number;
+  toolCallsReplayed: number;
+}
+
+export interface PlanResult {
+  runId: string;
+  /** The lock's id of the version (`wfv_…`). */
+  workflowVersionId: string;
+  workflowVersionHash: string;
+  /** The LWIR's WorkflowVersion id (`wfver_…`, what `little plan` and `little verify` print); the same hash. */
+  lwirVersionId: string;
+  /** The WorkflowVersion and its lock: what `little plan -o` writes. */
+  registration: Registration;
+  /** The accepted submission's number. */
+  submission: number;
+  session: SessionCounts;
+}
+
+export interface FixOptions extends HarnessOptions {
+  lwir: string;
+  step: string;
+  error: string;
+  definition: string;
+  runId: string;
+  events: string;
+}
+
+export interface FixResult {
+  runId: string;
+  lwirText: string;
+  lwir: JsonObject;
+  fixedSource: JsonObject;
+  workflowVersionId: string;
+  workflowVersionHash: string;
+  session: SessionCounts;
+}
+
+export interface Verified {
+  /** The LWIR's WorkflowVersion id (`wfver_…`), as `little verify` prints it. */
+  lwirVersionId: string;
+  workflowVersionHash: string;
+  capabilitiesChecked: boolean;
+}
+
+/** `little plan` in process, on a thread of its own: the registered version, or a LittleError (`run.failed` with `causeCode`, `blocked`, `cancelled`…). */
+export declare function plan(options: PlanOptions): Promise<PlanResult>;
+/** `plan` as an async iterator of its events; the result is its return value. */
+export declare function planEvents(options: Omit<PlanOptions, 'onEvent'>): AsyncGenerator<PlannerEvent, PlanResult, void>;
+/** `little fix` in process. */
+export declare function fix(options: FixOptions): Promise<FixResult>;
+/** `little verify`: the runtime's check of an LWIR against its lock (and the definition's capabilities). */
+export declare function verify(options: { lwir: string; lock: string; definition?: string | null }): Verified;
+/** The events of a store (a log path or a database URL), of one run or all. */
+export declare function events(store: string, options?: { runId?: string | null }): Promise<StoredEvent[]>;

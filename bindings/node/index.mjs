@@ -15,5 +15,10 @@ export const {
   schemaNames,
   snapshot,
   lock,
+  plan,
+  planEvents,
+  fix,
+  verify,
+  events,
 } = little;
 export default little;

@@ -19,8 +19,17 @@ echo "node-test: generating types.d.ts from the schemas (bindings/typegen)"
 (cd "$repo" && cargo run --quiet -p little-typegen)
 
 echo "node-test: building the addon in release (napi build; cargo's target/ is the workspace's)"
-npx napi build --platform --release --no-js --dts native.d.ts
+npx napi build --platform --release --strip --no-js --dts native.d.ts
 ls -1 little.*.node | sed 's/^/node-test: built /'
+# What ships is stripped: at most 25 MB (unstripped, the symbols alone made it 100 MB).
+for addon in little.*.node; do
+    size=$(stat -c %s "$addon")
+    echo "node-test: $addon is $((size / 1024 / 1024)) MiB"
+    if [ "$size" -gt $((25 * 1024 * 1024)) ]; then
+        echo "node-test: $addon is over 25 MiB" >&2
+        exit 1
+    fi
+done
 
 export LITTLE_BIN="${LITTLE_BIN:-$repo/target/debug/little}"
 if [ ! -x "$LITTLE_BIN" ]; then
@@ -28,6 +37,12 @@ if [ ! -x "$LITTLE_BIN" ]; then
     (cd "$repo" && cargo build --bin little)
 fi
 echo "node-test: comparing with $LITTLE_BIN"
+
+# The planner tests talk to the scripted OpenAI-compatible provider over 127.0.0.1.
+target="${CARGO_TARGET_DIR:-$repo/target}"
+export LITTLE_SCRIPTED_PROVIDER="${LITTLE_SCRIPTED_PROVIDER:-$target/debug/examples/scripted-provider}"
+echo "node-test: building the scripted provider ($LITTLE_SCRIPTED_PROVIDER)"
+(cd "$repo" && cargo build --quiet -p little-provider --features testing --example scripted-provider)
 
 echo "node-test: node --test"
 node --test test/*.test.mjs

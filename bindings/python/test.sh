@@ -52,6 +52,10 @@ if [ ! -x "$LITTLE_BIN" ]; then
     say "building the little binary ($LITTLE_BIN is missing)"
     cargo build --bin little
 fi
+# The planner tests talk to the scripted OpenAI-compatible provider over 127.0.0.1.
+export LITTLE_SCRIPTED_PROVIDER=${LITTLE_SCRIPTED_PROVIDER:-$target/debug/examples/scripted-provider}
+say "building the scripted provider ($LITTLE_SCRIPTED_PROVIDER)"
+cargo build --quiet -p little-provider --features testing --example scripted-provider
 say "running pytest (little binary: $LITTLE_BIN)"
 cd "$here"
 "$py" -m pytest -p no:cacheprovider "$@"

@@ -2,10 +2,12 @@
 //! Python packages (`bindings/node`, `bindings/python`) wrap, and the `little-report/v1`
 //! object that `little check --format json` prints ([`report_json`]). Documents come in as
 //! bytes or text and results go out as JSON values, through the same database and passes
-//! as the CLI and the language server. Every failure is an [`Error`] value; a panic is
+//! as the CLI and the language server; the planner pipeline (`plan`, `fix`, `verify`,
+//! `events`) runs in process too ([`planner`]). Every failure is an [`Error`] value; a panic is
 //! caught at each entry point and becomes an `internal` error, so none reaches a host.
 
 pub mod graph;
+pub mod planner;
 mod workspace;
 
 use std::panic::AssertUnwindSafe;
@@ -29,18 +31,23 @@ pub struct Error {
     /// definition that cannot be used), `json.invalid`, `code.unknown`, `schema.unknown`,
     /// `document.kind` (a document of another kind than the call takes), `blocked`
     /// (diagnostics block: [`Error::report`] holds them), `file.unknown` (a workspace path
-    /// that is not open), `edit.invalid`, `internal` (a bug in little).
+    /// that is not open), `edit.invalid`, `internal` (a bug in little); from the planner
+    /// calls ([`planner`]): `run.failed` (the run recorded `RunFailed`: [`Error::cause`] is its
+    /// cause code), `cancelled`, `verify.failed`, `failed` (the pipeline could not do its job).
     pub code: &'static str,
     pub message: String,
     /// What it is about: an option (`catalog`, `definition`), a file path, an edit.
     pub path: Option<String>,
     /// With `blocked`: the `little-report/v1` of the documents that block.
     pub report: Option<Box<Value>>,
+    /// With `run.failed`: the cause code of the run's `RunFailed` event
+    /// (`planner_session_failed`, `capability_drift`, `input_schema_error`, …).
+    pub cause: Option<String>,
 }
 
 impl Error {
     pub fn new(code: &'static str, message: impl Into<String>, path: Option<&str>) -> Error {
-        Error { code, message: message.into(), path: path.map(str::to_string), report: None }
+        Error { code, message: message.into(), path: path.map(str::to_string), report: None, cause: None }
     }
 }
 
@@ -233,7 +240,7 @@ pub fn compiled_json(
 }
 
 fn blocked(message: String, report: Value, path: &str) -> Error {
-    Error { code: "blocked", message, path: Some(path.to_string()), report: Some(Box::new(report)) }
+    Error { code: "blocked", message, path: Some(path.to_string()), report: Some(Box::new(report)), cause: None }
 }
 
 /// The page of one code, as `little explain CODE` prints it.
@@ -307,6 +314,7 @@ fn text_of<'a>(bytes: &'a [u8], option: &str) -> Result<&'a str, Error> {
 fn failure(failure: Failure, option: &str) -> Error {
     match failure {
         Failure::Tool(message) => Error::new("input.invalid", message, Some(option)),
+        Failure::Cancelled => Error::new("cancelled", "the call was cancelled", None),
         Failure::Blocked(located) | Failure::Failed { located, .. } => {
             let first = located.iter().flat_map(|l| &l.diagnostics).find(|d| d.blocking());
             let message = match first {

@@ -142,11 +142,23 @@ fn not_open(path: &str) -> Error {
 
 /// Applies edits in order. A position past the end of its line is the line's end, one
 /// past the last line the text's end (as in the language server); an edit whose end
-/// comes before its start is refused.
+/// comes before its start, or that names a line further past the end, is refused (it
+/// would otherwise land at the end of the text, where the caller did not mean it).
 fn apply(text: &str, edits: &[Edit], encoding: Encoding) -> Result<String, String> {
     let mut text = text.to_string();
     for (n, edit) in edits.iter().enumerate() {
         let index = LineIndex::new(&text);
+        let lines = index.line_count() as u64;
+        for (which, p) in [("starts", edit.start), ("ends", edit.end)] {
+            if u64::from(p.line) > lines {
+                return Err(format!(
+                    "edit {} {which} at line {} (0-based), but the document has {lines} line{}",
+                    n + 1,
+                    p.line,
+                    if lines == 1 { "" } else { "s" }
+                ));
+            }
+        }
         let at = |p: Position| index.offset(&text, p.line, p.character, encoding) as usize;
         let (start, end) = (at(edit.start), at(edit.end));
         if (edit.end.line, edit.end.character) < (edit.start.line, edit.start.character) {
@@ -186,6 +198,17 @@ mod tests {
             Edit { start: at(2, 0), end: at(2, 1), text: "]".into() },
         ];
         assert_eq!(apply("{\n1\n}", &two, Encoding::Utf16).unwrap(), "[\n1\n]");
+    }
+
+    #[test]
+    fn an_edit_on_a_line_past_the_end_is_refused_not_appended() {
+        let text = "{\n}\n".repeat(50);
+        let far = vec![Edit { start: at(9_999, 0), end: at(9_999, 0), text: "x".into() }];
+        let error = apply(&text, &far, Encoding::Utf16).unwrap_err();
+        assert!(error.contains("edit 1 starts at line 9999 (0-based), but the document has 101 lines"), "{error}");
+        // One past the last line is the end of the text, as in the language server.
+        let end = vec![Edit { start: at(101, 0), end: at(101, 0), text: "x".into() }];
+        assert!(apply(&text, &end, Encoding::Utf16).unwrap().ends_with("}\nx"));
     }
 
     #[test]

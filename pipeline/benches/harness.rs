@@ -138,8 +138,10 @@ impl RunDir {
             sandbox: mode,
             tool_timeout: Duration::from_secs(30),
             max_turns: 40,
+            max_tokens: None,
             memory_root: Some(&memory),
             bounds: Default::default(),
+            host: Default::default(),
         };
         let request = PlanRequest {
             definition: &definition,
@@ -648,6 +650,7 @@ fn stores(c: &mut Criterion) {
                 location: little_store::Location::parse(url).unwrap(),
                 lease: little_pipeline::Store::DEFAULT_LEASE,
                 work_dir: Some(dir.dir.clone()),
+                on_event: None,
             };
             group.bench_function(format!("store/postgres/{n}"), |b| {
                 b.iter_batched(
@@ -664,6 +667,7 @@ fn stores(c: &mut Criterion) {
             location: little_store::Location::parse(url).unwrap(),
             lease: little_pipeline::Store::DEFAULT_LEASE,
             work_dir: Some(dir.dir.clone()),
+            on_event: None,
         };
         let run = fresh_run();
         let recorded = dir.plan_in(&store, &run, Mode::None, &mut Silent);

@@ -192,6 +192,8 @@ pub enum Record {
         attempts: u32,
         max_turns: u32,
         max_attempts: u32,
+        /// Written only when the session had a token budget.
+        max_tokens: Option<u64>,
     },
     VersionRegistered {
         workflow_version_id: Value,
@@ -309,13 +311,19 @@ impl Record {
             Record::AttemptsExhausted { attempts } => {
                 json!({ "role": role, "cycle": cycle, "status": "failed", "attempts": attempts })
             }
-            Record::SessionFailed { reason, turns, attempts, max_turns, max_attempts } => of_session(json!({
-                "reason": reason,
-                "turns": turns,
-                "attempts": attempts,
-                "maxTurns": max_turns,
-                "maxAttempts": max_attempts,
-            })),
+            Record::SessionFailed { reason, turns, attempts, max_turns, max_attempts, max_tokens } => {
+                let mut payload = json!({
+                    "reason": reason,
+                    "turns": turns,
+                    "attempts": attempts,
+                    "maxTurns": max_turns,
+                    "maxAttempts": max_attempts,
+                });
+                if let Some(max_tokens) = max_tokens {
+                    payload["maxTokens"] = json!(max_tokens);
+                }
+                of_session(payload)
+            }
             Record::VersionRegistered { workflow_version_id, workflow_version_hash, lwir_version_id, lock_hash } => {
                 json!({
                     "workflowVersionId": workflow_version_id,
@@ -334,14 +342,29 @@ impl Record {
 /// Appends a record of `session` to the run's log: the one place events are written.
 pub fn write(log: &mut EventLog, session: Session, record: Record) -> Result<(), Failure> {
     let kind = record.kind();
-    log.append(kind.as_str(), record.payload(session)).map(|_| ()).map_err(Failure::Tool)
+    log.append(kind.as_str(), stamped(record.payload(session))).map(|_| ()).map_err(Failure::Tool)
 }
 
 /// [`write`] for what an external planner reports: an event the log could not read back
 /// is `Ok(Err(why))`, and nothing is written; a failed write is an `Err`.
 pub fn write_reported(log: &mut EventLog, session: Session, record: Record) -> Result<Result<(), String>, String> {
     let kind = record.kind();
-    log.append_if_recordable(kind.as_str(), record.payload(session))
+    log.append_if_recordable(kind.as_str(), stamped(record.payload(session)))
+}
+
+/// A payload with the wall-clock time it is written, last: `at`, RFC 3339 in UTC to the
+/// millisecond. Nothing reads it back: replay compares requests, never times.
+fn stamped(mut payload: Value) -> Value {
+    if let Value::Object(fields) = &mut payload {
+        fields.insert("at".into(), json!(now_rfc3339()));
+    }
+    payload
+}
+
+/// Now, as `2026-01-31T09:30:00.123Z`.
+pub fn now_rfc3339() -> String {
+    chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now())
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// What the pipeline reads of any event: its session's cycle, role and attempt.
@@ -388,6 +411,14 @@ pub fn ends_run(event: &Event) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_rfc3339_in_utc() {
+        let at = now_rfc3339();
+        assert_eq!(at.len(), "2026-01-31T09:30:00.123Z".len(), "{at}");
+        assert!(at.ends_with('Z') && at.as_bytes()[10] == b'T', "{at}");
+        assert!(chrono::DateTime::parse_from_rfc3339(&at).is_ok(), "{at}");
+    }
 
     #[test]
     fn every_kind_reads_back_as_itself() {

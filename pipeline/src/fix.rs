@@ -129,6 +129,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
     let (capabilities, lwir) = (&capabilities, &lwir);
     let model_id = slot.model.model_id.clone();
     let max_turns = request.harness.max_turns;
+    let max_tokens = request.harness.max_tokens;
     let build = Box::new(|files: &SessionFiles| {
         write_step_files(&files.scratch, &step.files).map_err(Failure::Tool)?;
         let spec = SessionSpec {
@@ -138,6 +139,7 @@ pub fn fix(request: &FixRequest<'_>, observer: &mut dyn Observer) -> Result<FixR
             system: fix_system(request.step, &step, capabilities, files),
             task: fix_task(request.step, &step, capabilities, &error_text, error_cut),
             max_turns,
+            max_tokens,
             max_attempts: step.max_attempts,
         };
         let toolbox: Box<dyn Toolbox> =

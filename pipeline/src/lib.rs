@@ -16,6 +16,8 @@
 //! - [`verify`]: `little verify`, the runtime's check of an LWIR against its lock (§7.6);
 //! - [`show`]: how `little events` describes a log to a person;
 //! - [`registry`]: tools from outside the definition (MCP servers), joined to its own.
+//! - [`host`]: what a host program gives a session (providers as values, its own model,
+//!   cancellation, a hook on each event).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +31,7 @@ pub mod events;
 pub mod external;
 pub mod fix;
 pub mod harness;
+pub mod host;
 pub mod outer_loop;
 pub mod plan;
 pub mod planner;
@@ -45,12 +48,25 @@ pub use registry::{OfferedTool, Registry};
 
 /// Where a run's history is kept (`--events`) and how long a database store's lease runs
 /// (`--lease`).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Store {
     pub location: little_store::Location,
     pub lease: std::time::Duration,
     /// Where a database run keeps its files on this machine (`None`: the working directory).
     pub work_dir: Option<std::path::PathBuf>,
+    /// Hears each event the call appends, as it is written (a host's callback).
+    pub on_event: Option<host::EventHook>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .field("lease", &self.lease)
+            .field("work_dir", &self.work_dir)
+            .field("on_event", &self.on_event.is_some())
+            .finish()
+    }
 }
 
 impl Store {
@@ -59,7 +75,12 @@ impl Store {
 
     /// A file log at `path`.
     pub fn file(path: impl Into<std::path::PathBuf>) -> Store {
-        Store { location: little_store::Location::File(path.into()), lease: Store::DEFAULT_LEASE, work_dir: None }
+        Store {
+            location: little_store::Location::File(path.into()),
+            lease: Store::DEFAULT_LEASE,
+            work_dir: None,
+            on_event: None,
+        }
     }
 }
 
@@ -87,6 +108,9 @@ pub enum Failure {
     /// The run failed (exit 1): a planner session hit a bound. `located` holds the
     /// diagnostics of its last refused submission, if any.
     Failed { reason: String, located: Vec<Located> },
+    /// The host cancelled the call: nothing more was written, and the run resumes from its
+    /// log (the call in flight made again).
+    Cancelled,
 }
 
 impl Failure {
@@ -96,7 +120,7 @@ impl Failure {
             Failure::Blocked(located) | Failure::Failed { located, .. } => {
                 located.iter().flat_map(|l| &l.diagnostics).any(|d| d.code == code)
             }
-            Failure::Tool(_) => false,
+            Failure::Tool(_) | Failure::Cancelled => false,
         }
     }
 }

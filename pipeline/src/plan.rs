@@ -254,6 +254,7 @@ impl HarnessRun<'_> {
         };
         let capabilities = self.capabilities;
         let (max_turns, max_attempts) = (self.options.max_turns, self.request.max_attempts);
+        let max_tokens = self.options.max_tokens;
         let task = prompt::plan_task(capabilities, self.input, outer_loop);
         let cycle = self.cycle;
         let build = Box::new(move |files: &SessionFiles| {
@@ -264,6 +265,7 @@ impl HarnessRun<'_> {
                 system: prompt::plan_system(capabilities, files),
                 task,
                 max_turns,
+                max_tokens,
                 max_attempts,
             };
             let toolbox: Box<dyn Toolbox> = Box::new(PlanToolbox { sandbox: files.sandbox.clone(), capabilities });
@@ -311,7 +313,10 @@ pub(crate) fn open_log(
         on_lost: Some(Box::new(little_sandbox::kill_registered_groups)),
         work_dir: store.work_dir.clone(),
     };
-    let log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
+    let mut log = little_store::open_run(&store.location, run_id, options).map_err(Failure::Tool)?;
+    if let Some(hook) = &store.on_event {
+        log = Box::new(crate::host::Heard { log, hook: hook.clone() });
+    }
     for note in log.notes() {
         observer.note(note);
     }
@@ -331,6 +336,8 @@ fn started_record(capabilities: &Capabilities, planner: &'static str, details: M
 /// Appends `RunFailed` for a failure before or around the session, and passes the failure on.
 pub(crate) fn run_failed(log: &mut EventLog, session: Session, cause: &'static str, failure: Failure) -> Failure {
     let message = match &failure {
+        // A cancelled run has not failed: it resumes.
+        Failure::Cancelled => return failure,
         Failure::Blocked(located) => {
             located.iter().flat_map(|l| &l.diagnostics).map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
         }

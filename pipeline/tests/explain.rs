@@ -30,6 +30,7 @@ fn pre_planner_codes(scratch: &Scratch, example: &Example) -> Vec<Code> {
         Failure::Blocked(located) => located.iter().flat_map(|l| &l.diagnostics).map(|d| d.code).collect(),
         Failure::Tool(message) => panic!("tool failure: {message}"),
         Failure::Failed { reason, .. } => panic!("failed: {reason}"),
+        Failure::Cancelled => panic!("cancelled"),
     };
     let loaded = match load_definition(&db, &scratch.path("definition.json")) {
         Ok(loaded) => loaded,

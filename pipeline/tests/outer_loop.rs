@@ -63,6 +63,7 @@ fn tool_failure(result: Result<little_pipeline::PlanReport, Failure>) -> String 
         Err(Failure::Tool(message)) => message,
         Err(Failure::Blocked(located)) => panic!("blocked: {:?}", located[0].diagnostics),
         Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
+        Err(Failure::Cancelled) => panic!("cancelled"),
         Ok(_) => panic!("registered"),
     }
 }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -81,6 +82,24 @@ pub struct Client {
     streaming_refused: AtomicBool,
     /// xorshift64 state for the backoff jitter; races between threads only mix it more.
     jitter: AtomicU64,
+    /// Set by a [`Canceller`]: no try starts or is retried once it is.
+    cancelled: Arc<AtomicBool>,
+}
+
+/// Ends a client's calls from another thread: the call in flight fails at once with
+/// [`ProviderError::Cancelled`] (its connection shut down, not left to time out), and every
+/// later call of the client too.
+#[derive(Clone)]
+pub struct Canceller {
+    agent: Agent,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Canceller {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.agent.clone().shutdown();
+    }
 }
 
 impl fmt::Debug for Client {
@@ -127,6 +146,13 @@ impl Client {
                 Some(value.to_string())
             }
         };
+        Ok(Client::with_key(config, key))
+    }
+
+    /// A client whose key is given as a value (a host's provider table): held in memory only,
+    /// sent only in the `Authorization` header; `config.api_key_env` is not read.
+    pub fn with_key(config: &ProviderConfig, key: Option<String>) -> Client {
+        let key = key.map(|k| k.trim().to_string()).filter(|k| !k.is_empty());
         let mut agent_config = Agent::config_builder()
             // 4xx and 5xx bodies carry the provider's message; they are read, not turned into bare errors.
             .http_status_as_error(false)
@@ -140,14 +166,24 @@ impl Client {
         }
         let seed = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
             ^ (u64::from(std::process::id()) << 32);
-        Ok(Client {
+        Client {
             config: config.clone(),
             key,
             agent: Agent::new_with_config(agent_config.build()),
             policy: RetryPolicy::default(),
             streaming_refused: AtomicBool::new(false),
             jitter: AtomicU64::new(seed | 1),
-        })
+            cancelled: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// What ends this client's calls from another thread.
+    pub fn canceller(&self) -> Canceller {
+        Canceller { agent: self.agent.clone(), cancelled: self.cancelled.clone() }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
     }
 
     pub fn with_policy(self, policy: RetryPolicy) -> Client {
@@ -202,6 +238,9 @@ impl Client {
         let mut failed_tries = 0u32;
         let (mut all_connect, mut all_timeout) = (true, true);
         loop {
+            if self.is_cancelled() {
+                return Err(ProviderError::Cancelled);
+            }
             http_tries += 1;
             let failure = match self.try_once(&request, streaming, progress) {
                 Ok((answer, streamed)) => {
@@ -215,6 +254,10 @@ impl Client {
                 }
                 Err(failure) => failure,
             };
+            // A try the canceller broke off is not the provider failing.
+            if self.is_cancelled() {
+                return Err(ProviderError::Cancelled);
+            }
             match failure {
                 TryFailure::Final(error) => return Err(error),
                 TryFailure::StreamRefused => {
@@ -243,9 +286,21 @@ impl Client {
                     }
                     let delay = retry_after.map_or_else(|| self.backoff(failed_tries), |d| d.min(MAX_RETRY_AFTER));
                     progress(Progress::Retrying { try_number: http_tries, delay, reason: with_url(reason) });
-                    std::thread::sleep(delay);
+                    self.wait(delay);
                 }
             }
+        }
+    }
+
+    /// Sleeps out a backoff delay, cut short by a cancellation.
+    fn wait(&self, delay: Duration) {
+        let until = std::time::Instant::now() + delay;
+        while !self.is_cancelled() {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
         }
     }
 

@@ -23,6 +23,8 @@ pub enum ProviderError {
     Malformed(String),
     /// A response over [`MAX_RESPONSE_BYTES`](crate::MAX_RESPONSE_BYTES), refused.
     TooLarge,
+    /// The caller cancelled the call ([`Canceller`](crate::client::Canceller)).
+    Cancelled,
 }
 
 impl fmt::Display for ProviderError {
@@ -60,6 +62,7 @@ impl fmt::Display for ProviderError {
                 "the provider's answer is over {} MiB and was refused",
                 crate::MAX_RESPONSE_BYTES / (1024 * 1024)
             ),
+            ProviderError::Cancelled => write!(f, "the call was cancelled"),
         }
     }
 }
@@ -77,9 +80,10 @@ impl ProviderError {
             ProviderError::Exhausted { tries, last } => ProviderError::Exhausted { tries, last: scrub(last) },
             ProviderError::Unreachable { url, reason } => ProviderError::Unreachable { url, reason: scrub(reason) },
             ProviderError::Malformed(what) => ProviderError::Malformed(scrub(what)),
-            other @ (ProviderError::MissingKey { .. } | ProviderError::Timeout { .. } | ProviderError::TooLarge) => {
-                other
-            }
+            other @ (ProviderError::MissingKey { .. }
+            | ProviderError::Timeout { .. }
+            | ProviderError::TooLarge
+            | ProviderError::Cancelled) => other,
         }
     }
 }

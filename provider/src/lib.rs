@@ -10,5 +10,5 @@ mod sse;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use client::{Client, Completion, MAX_RESPONSE_BYTES, Progress, ProviderError, RetryPolicy};
+pub use client::{Canceller, Client, Completion, MAX_RESPONSE_BYTES, Progress, ProviderError, RetryPolicy};
 pub use config::{Config, ProviderConfig, SandboxSettings};

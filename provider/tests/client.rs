@@ -521,3 +521,26 @@ fn refusing_a_huge_stream_holds_at_most_the_limit() {
     assert!(peak_kib < 48 * 1024, "peak {peak_kib} KiB");
     println!("the child's peak: {peak_kib} KiB");
 }
+
+/// A cancelled call ends at once, its connection shut down rather than left to the timeout,
+/// and the client makes no call after it.
+#[test]
+fn a_cancelled_call_ends_at_once_and_the_client_stays_cancelled() {
+    let server = ScriptedServer::start(vec![Reply::Stall, answer()]);
+    let mut config = ProviderConfig::new("scripted", &server.base_url());
+    config.timeout = Duration::from_secs(60);
+    let client = Client::with_key(&config, Some("sk-given-as-a-value-123".into())).with_policy(fast());
+    let canceller = client.canceller();
+    let began = Instant::now();
+    std::thread::scope(|scope| {
+        let call = scope.spawn(|| client.complete(&request(), &mut |_| {}));
+        assert!(server.wait_for_requests(1, Duration::from_secs(10)), "the call reached the server");
+        canceller.cancel();
+        assert_eq!(call.join().unwrap(), Err(ProviderError::Cancelled));
+    });
+    assert!(began.elapsed() < Duration::from_secs(30), "ended by the cancel, not the timeout");
+    assert_eq!(client.complete(&request(), &mut |_| {}), Err(ProviderError::Cancelled));
+    assert_eq!(server.request_count(), 1, "nothing is sent after the cancel");
+    let sent = &server.requests()[0];
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-given-as-a-value-123"));
+}

@@ -7,13 +7,16 @@
 //! a Promise. A [`NativeWorkspace`] keeps its state behind an `Arc<Mutex<…>>` so that a pool
 //! thread can use it, and serves its calls in the order they were made (see [`Ordered`]).
 
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
 
+use little_embed::planner::{Cancel, HostModel};
 use little_embed::{Change, Documents, Edit, Encoding, Error, Position};
 use napi::bindgen_prelude::{AsyncTask, Buffer, Either};
-use napi::{Env, Task};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status, Task};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -25,6 +28,8 @@ pub struct Failure {
     pub path: Option<String>,
     /// With `blocked`: the JSON text of the `little-report/v1` of what blocks.
     pub report: Option<String>,
+    /// With `run.failed`: the cause code of the run's `RunFailed`.
+    pub cause: Option<String>,
 }
 
 /// JSON text, or why there is none.
@@ -36,6 +41,7 @@ fn failure(error: Error) -> Failure {
         message: error.message,
         path: error.path,
         report: error.report.map(|report| report.to_string()),
+        cause: error.cause,
     }
 }
 
@@ -371,4 +377,208 @@ impl NativeWorkspace {
     pub fn report_async(&self, path: String) -> AsyncTask<WorkspaceTask> {
         self.later(Call::Report(path))
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The planner pipeline: plan, fix, verify and events. A plan or fix session runs on a
+// thread of its own (it may last minutes: libuv's small pool is left to the checks) and
+// settles a promise; events reach JavaScript through a threadsafe function, in order.
+
+/// Hears each event as JSON text.
+type EventCallback = ThreadsafeFunction<String, (), String, Status, false>;
+/// Asked for a model answer: `{ id, providerId, request }` as JSON text; the JavaScript
+/// half answers with [`NativeRun::answer`].
+type ModelCallback = ThreadsafeFunction<String, (), String, Status, false>;
+
+/// The host model's requests waiting for their answer, by id.
+type Waiting = Arc<Mutex<BTreeMap<u32, mpsc::Sender<Result<String, String>>>>>;
+
+/// One planner call's handle: it cancels the call and carries the host model's answers back.
+#[napi]
+pub struct NativeRun {
+    cancel: Cancel,
+    answers: Waiting,
+    next: Arc<AtomicU32>,
+}
+
+impl Default for NativeRun {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[napi]
+impl NativeRun {
+    #[napi(constructor)]
+    pub fn new() -> NativeRun {
+        NativeRun { cancel: Cancel::default(), answers: Arc::default(), next: Arc::default() }
+    }
+
+    /// Ends the call: the model call in flight is cut, nothing more is written.
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// The host model's answer to request `id`: the message as JSON text, or why it failed.
+    #[napi]
+    pub fn answer(&self, id: u32, ok: bool, text: String) {
+        let waiting = self.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(if ok { Ok(text) } else { Err(text) });
+        }
+    }
+}
+
+/// The host model: each request goes to JavaScript, and the answer comes back through
+/// [`NativeRun::answer`]; a cancellation stops the wait.
+struct JsModel {
+    ask: ModelCallback,
+    answers: Waiting,
+    next: Arc<AtomicU32>,
+    cancel: Cancel,
+}
+
+impl HostModel for JsModel {
+    fn complete(&self, provider_id: &str, body: &Value) -> Result<Value, String> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let (send, receive) = mpsc::channel();
+        self.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, send);
+        let asked = serde_json::json!({ "id": id, "providerId": provider_id, "request": body }).to_string();
+        if self.ask.call(asked, ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
+            return Err("the model function could not be called (node is shutting down)".to_string());
+        }
+        loop {
+            match receive.recv_timeout(std::time::Duration::from_millis(50)) {
+                Ok(Ok(text)) => return serde_json::from_str(&text).map_err(|e| format!("its answer is not JSON: {e}")),
+                Ok(Err(reason)) => return Err(reason),
+                Err(mpsc::RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => {
+                    return Err("cancelled".to_string());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err("no answer came".to_string()),
+            }
+        }
+    }
+}
+
+enum PlannerCall {
+    Plan(little_embed::planner::PlanCall),
+    Fix(little_embed::planner::FixCall),
+}
+
+fn start_session(
+    env: &Env,
+    run: &NativeRun,
+    call: Result<PlannerCall, Error>,
+    on_event: Option<EventCallback>,
+    model: Option<ModelCallback>,
+) -> napi::Result<napi::bindgen_prelude::Object<'static>> {
+    let (deferred, promise) = env.create_deferred()?;
+    let cancel = run.cancel.clone();
+    let model = model.map(|ask| JsModel {
+        ask,
+        answers: run.answers.clone(),
+        next: run.next.clone(),
+        cancel: run.cancel.clone(),
+    });
+    std::thread::Builder::new()
+        .name("little-planner".into())
+        .spawn(move || {
+            let outcome = guarded(|| {
+                let call = match call {
+                    Ok(call) => call,
+                    Err(error) => return outcome(Err(error)),
+                };
+                let on_event = on_event.map(|tsfn| {
+                    let tsfn = Arc::new(tsfn);
+                    let hook: little_embed::planner::OnEvent = Arc::new(move |event: &Value| {
+                        // Blocking: an event is never dropped, whatever the queue holds.
+                        tsfn.call(event.to_string(), ThreadsafeFunctionCallMode::Blocking);
+                    });
+                    hook
+                });
+                let hooks = little_embed::planner::Hooks {
+                    on_event,
+                    cancel: Some(&cancel),
+                    model: model.as_ref().map(|m| m as &dyn HostModel),
+                };
+                outcome(match &call {
+                    PlannerCall::Plan(call) => little_embed::planner::plan(call, &hooks),
+                    PlannerCall::Fix(call) => little_embed::planner::fix(call, &hooks),
+                })
+            });
+            deferred.resolve(move |_| Ok(outcome));
+        })
+        .map_err(|e| napi::Error::from_reason(format!("cannot start the planner's thread: {e}")))?;
+    // SAFETY of the lifetime: the promise object is handed straight back to JavaScript.
+    Ok(unsafe {
+        std::mem::transmute::<napi::bindgen_prelude::Object<'_>, napi::bindgen_prelude::Object<'static>>(promise)
+    })
+}
+
+fn options_of(text: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| Error::new("input.invalid", format!("the options are not JSON: {e}"), None))
+}
+
+/// `little plan` in process: `options` as JSON text.
+#[napi(ts_return_type = "Promise<string | Failure>")]
+pub fn plan_async(
+    env: Env,
+    run: &NativeRun,
+    options: String,
+    on_event: Option<EventCallback>,
+    model: Option<ModelCallback>,
+) -> napi::Result<napi::bindgen_prelude::Object<'static>> {
+    let call = options_of(&options).and_then(|o| little_embed::planner::PlanCall::from_json(&o)).map(PlannerCall::Plan);
+    start_session(&env, run, call, on_event, model)
+}
+
+/// `little fix` in process.
+#[napi(ts_return_type = "Promise<string | Failure>")]
+pub fn fix_async(
+    env: Env,
+    run: &NativeRun,
+    options: String,
+    on_event: Option<EventCallback>,
+    model: Option<ModelCallback>,
+) -> napi::Result<napi::bindgen_prelude::Object<'static>> {
+    let call = options_of(&options).and_then(|o| little_embed::planner::FixCall::from_json(&o)).map(PlannerCall::Fix);
+    start_session(&env, run, call, on_event, model)
+}
+
+/// `little verify` (quick: it reads three files and hashes one).
+#[napi(catch_unwind)]
+pub fn verify(lwir: String, lock: String, definition: Option<String>) -> Either<String, Failure> {
+    guarded(|| {
+        outcome(little_embed::planner::verify(
+            std::path::Path::new(&lwir),
+            std::path::Path::new(&lock),
+            definition.as_deref().map(std::path::Path::new),
+        ))
+    })
+}
+
+/// The events of a store on the pool (a database may be slow to answer).
+pub struct EventsTask {
+    store: String,
+    run_id: Option<String>,
+}
+
+impl Task for EventsTask {
+    type Output = Outcome;
+    type JsValue = Outcome;
+
+    fn compute(&mut self) -> napi::Result<Outcome> {
+        Ok(guarded(|| outcome(little_embed::planner::events(&self.store, self.run_id.as_deref()).map(Value::Array))))
+    }
+
+    fn resolve(&mut self, _: Env, output: Outcome) -> napi::Result<Outcome> {
+        Ok(output)
+    }
+}
+
+#[napi(catch_unwind, ts_return_type = "Promise<string | Failure>")]
+pub fn events_async(store: String, run_id: Option<String>) -> AsyncTask<EventsTask> {
+    AsyncTask::new(EventsTask { store, run_id })
 }

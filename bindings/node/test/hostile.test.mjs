@@ -98,3 +98,9 @@ test('values that are not JSON are refused, naming their path', () => {
 test('node is still here', () => {
   assert.equal(check(read('examples/graph-demo.json')).summary.files, 1);
 });
+
+test('a refusal names the kind of value with its article', () => {
+  assert.throws(() => check(undefined), /not an undefined$/);
+  assert.throws(() => check(42), /not a number$/);
+  assert.throws(() => check(new Object()), /not an Object$/);
+});

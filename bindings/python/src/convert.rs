@@ -18,6 +18,12 @@ pub fn type_name(value: &Bound<'_, PyAny>) -> String {
     value.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "an object".to_string())
 }
 
+/// `an object`, `a set`: a type name with its indefinite article.
+pub fn with_article(name: &str) -> String {
+    let vowel = name.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c));
+    format!("{} {name}", if vowel { "an" } else { "a" })
+}
+
 fn invalid(path: &str, message: String) -> Fail {
     Fail::Little(Error::new("input.invalid", message, Some(path)))
 }
@@ -222,7 +228,7 @@ impl Writer<'_> {
             } else if let Ok(tuple) = value.cast::<PyTuple>() {
                 (tuple.clone().into_any(), false)
             } else {
-                return Err(self.refused(format!("a {} is not JSON", type_name(value))));
+                return Err(self.refused(format!("{} is not JSON", with_article(&type_name(value)))));
             };
             let id = value.as_ptr() as usize;
             if !self.open.insert(id) {

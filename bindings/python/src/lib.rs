@@ -69,7 +69,8 @@ fn little_error(py: Python<'_>, error: Error) -> PyErr {
             Some(report) => to_python(py, report)?,
             None => py.None().into_bound(py),
         };
-        let instance = class.call1((error.code, &error.message, error.path.as_deref(), report))?;
+        let instance =
+            class.call1((error.code, &error.message, error.path.as_deref(), report, error.cause.as_deref()))?;
         Ok(PyErr::from_value(instance))
     };
     raised().unwrap_or_else(|import| {
@@ -354,8 +355,126 @@ fn edit_invalid(at: &str, message: String) -> Fail {
     Fail::Little(Error::new("edit.invalid", format!("{at}: {message}"), Some(at)))
 }
 
+/// Cancels a planner call from another thread or task: the model call in flight is cut,
+/// nothing more is written, and the run resumes from its log.
+#[pyclass(frozen, module = "little_compiler")]
+struct Cancel {
+    inner: little_embed::planner::Cancel,
+}
+
+#[pymethods]
+impl Cancel {
+    #[new]
+    fn new() -> Cancel {
+        Cancel { inner: little_embed::planner::Cancel::default() }
+    }
+
+    fn cancel(&self) {
+        self.inner.cancel();
+    }
+
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+}
+
+/// The callback of a planner call: each event as a dict, called with the GIL taken back;
+/// an exception it raises is reported as unraisable and the session goes on.
+fn event_hook(on_event: Option<Py<PyAny>>) -> Option<little_embed::planner::OnEvent> {
+    let on_event = on_event?;
+    let hook: little_embed::planner::OnEvent = std::sync::Arc::new(move |event: &serde_json::Value| {
+        Python::attach(|py| {
+            let called = to_python(py, event).and_then(|event| on_event.call1(py, (event,)));
+            if let Err(error) = called {
+                error.write_unraisable(py, None);
+            }
+        })
+    });
+    Some(hook)
+}
+
+fn options_of(options: &str) -> Outcome<serde_json::Value> {
+    serde_json::from_str(options)
+        .map_err(|e| Fail::Little(Error::new("input.invalid", format!("the options are not JSON: {e}"), None)))
+}
+
+/// `plan(options_json, on_event=None, cancel=None)`: `little plan` in process with the GIL
+/// released (the Python half, `_planner.py`, builds the options).
+#[pyfunction]
+#[pyo3(signature = (options, on_event = None, cancel = None))]
+fn plan<'py>(
+    py: Python<'py>,
+    options: &str,
+    on_event: Option<Py<PyAny>>,
+    cancel: Option<PyRef<'py, Cancel>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    entry(py, || {
+        let call = little_embed::planner::PlanCall::from_json(&options_of(options)?)?;
+        let hooks = little_embed::planner::Hooks {
+            on_event: event_hook(on_event),
+            cancel: cancel.as_deref().map(|c| &c.inner),
+            model: None,
+        };
+        let result = py.detach(|| little_embed::planner::plan(&call, &hooks))?;
+        Ok(to_python(py, &result)?)
+    })
+}
+
+/// `fix(options_json, on_event=None, cancel=None)`: `little fix` in process.
+#[pyfunction]
+#[pyo3(signature = (options, on_event = None, cancel = None))]
+fn fix<'py>(
+    py: Python<'py>,
+    options: &str,
+    on_event: Option<Py<PyAny>>,
+    cancel: Option<PyRef<'py, Cancel>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    entry(py, || {
+        let call = little_embed::planner::FixCall::from_json(&options_of(options)?)?;
+        let hooks = little_embed::planner::Hooks {
+            on_event: event_hook(on_event),
+            cancel: cancel.as_deref().map(|c| &c.inner),
+            model: None,
+        };
+        let result = py.detach(|| little_embed::planner::fix(&call, &hooks))?;
+        Ok(to_python(py, &result)?)
+    })
+}
+
+/// `verify(lwir, lock, definition=None)`: `little verify` of files.
+#[pyfunction]
+#[pyo3(signature = (lwir, lock, definition = None))]
+fn verify<'py>(py: Python<'py>, lwir: &str, lock: &str, definition: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    entry(py, || {
+        let verified = py.detach(|| {
+            little_embed::planner::verify(
+                std::path::Path::new(lwir),
+                std::path::Path::new(lock),
+                definition.map(std::path::Path::new),
+            )
+        })?;
+        Ok(to_python(py, &verified)?)
+    })
+}
+
+/// `events(store, run_id=None)`: the events of a log or a database.
+#[pyfunction]
+#[pyo3(signature = (store, run_id = None))]
+fn events<'py>(py: Python<'py>, store: &str, run_id: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    entry(py, || {
+        let events = py.detach(|| little_embed::planner::events(store, run_id))?;
+        Ok(to_python(py, &serde_json::Value::Array(events))?)
+    })
+}
+
 #[pymodule(name = "_native")]
 fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<Cancel>()?;
+    module.add_function(wrap_pyfunction!(plan, module)?)?;
+    module.add_function(wrap_pyfunction!(fix, module)?)?;
+    module.add_function(wrap_pyfunction!(verify, module)?)?;
+    module.add_function(wrap_pyfunction!(events, module)?)?;
     module.add_function(wrap_pyfunction!(check, module)?)?;
     module.add_function(wrap_pyfunction!(compile, module)?)?;
     module.add_function(wrap_pyfunction!(explain, module)?)?;

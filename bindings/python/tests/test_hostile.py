@@ -91,11 +91,11 @@ def definition_with(value):
     [
         (print, "builtin_function_or_method"),
         (lambda: 1, "function"),
-        ({1, 2}, "set"),
+        ({1, 2}, "a set is not JSON"),
         (b"bytes", "bytes"),
         (math.nan, "NaN"),
         (math.inf, "inf"),
-        (object(), "object"),
+        (object(), "an object is not JSON"),
         (1j, "complex"),
     ],
 )

@@ -43,12 +43,17 @@ pub struct HarnessOptions<'a> {
     pub tool_timeout: Duration,
     /// Model calls a session may make (`--max-turns`).
     pub max_turns: u32,
+    /// Tokens a session may use, prompt plus completion as the provider reports usage
+    /// (`--max-tokens`); `None`: no budget.
+    pub max_tokens: Option<u64>,
     /// Where memory stores live (`--memory-root`); default `.little/memory` in the
     /// working directory.
     pub memory_root: Option<&'a Path>,
     /// Bounds of each bash call given on the command line (`--max-memory`, …); each
     /// overrides `[sandbox]` of `little.toml`, which overrides the default.
     pub bounds: little_provider::SandboxSettings,
+    /// What a host program gives (providers as values, its own model, a cancellation).
+    pub host: crate::host::Host<'a>,
 }
 
 impl Default for HarnessOptions<'_> {
@@ -58,18 +63,32 @@ impl Default for HarnessOptions<'_> {
             sandbox: little_sandbox::Mode::Bwrap,
             tool_timeout: Duration::from_secs(60),
             max_turns: 40,
+            max_tokens: None,
             memory_root: None,
             bounds: little_provider::SandboxSettings::default(),
+            host: crate::host::Host::default(),
         }
     }
 }
 
-impl HarnessOptions<'_> {
+impl<'a> HarnessOptions<'a> {
     /// What a session that will call out needs, checked before anything is written: the
-    /// sandbox, and the client of the model's provider (its key read).
-    pub fn client(&self, provider_id: &str) -> Result<little_provider::Client, String> {
+    /// sandbox, and who answers the model: the host's function, else the provider given as
+    /// a value, else the provider of `little.toml` (its key read).
+    pub fn caller(&self, provider_id: &str) -> Result<crate::host::Caller<'a>, String> {
+        use crate::host::Caller;
         little_sandbox::check_available(self.sandbox)?;
-        client_for(self.config, provider_id)
+        if let Some(model) = self.host.model {
+            return Ok(Caller::Host { model, provider_id: provider_id.to_string() });
+        }
+        if !self.host.providers.is_empty() {
+            let given = self.host.providers.iter().find(|p| p.config.id == provider_id).ok_or_else(|| {
+                let ids: Vec<String> = self.host.providers.iter().map(|p| format!("`{}`", p.config.id)).collect();
+                format!("the model's provider `{provider_id}` is not among the providers given ({})", ids.join(", "))
+            })?;
+            return Ok(Caller::Provider(little_provider::Client::with_key(&given.config, given.key.clone())));
+        }
+        client_for(self.config, provider_id).map(Caller::Provider)
     }
 
     /// The bounds of each bash call: the command line's, else `[sandbox]` of `little.toml`

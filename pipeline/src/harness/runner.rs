@@ -58,7 +58,11 @@ pub fn run(
     let history = History::of(log.events(), role, cycle);
     // A finished session needs neither a provider nor a sandbox: it replays from the log.
     let client =
-        if history.finished() { None } else { Some(setup.options.client(setup.provider_id).map_err(Failure::Tool)?) };
+        if history.finished() { None } else { Some(setup.options.caller(setup.provider_id).map_err(Failure::Tool)?) };
+    let cancel = setup.options.host.cancel;
+    if let (Some(client), Some(cancel)) = (&client, cancel) {
+        client.end_on(cancel);
+    }
     let memory_root = tracked::memory_root(log, setup.options, setup.definition).map_err(Failure::Tool)?;
     let files = filesystem::prepare(
         filesystem::scratch_dir(&log.run_dir(), cycle),
@@ -80,7 +84,7 @@ pub fn run(
         }
         events::write(log, setup.session, started)?;
     }
-    let (end, stats) = match session::run(log, &spec, &files, client.as_ref(), toolbox.as_mut(), observer) {
+    let (end, stats) = match session::run(log, &spec, &files, client.as_ref(), cancel, toolbox.as_mut(), observer) {
         Ok(ended) => ended,
         // A divergence is recorded, so that `little events` shows why the run stopped.
         Err(failure) if failure.has_code(Code::PipelineReplayDivergence) => {

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use little_provider::{Client, Progress};
+use little_provider::Progress;
 use serde_json::{Value, json};
 
 use super::filesystem::SessionFiles;
@@ -16,6 +16,7 @@ use super::tracked::Tracked;
 use crate::Failure;
 use crate::capabilities::{canonical_text, hash};
 use crate::events::{self, EventLog, Record, ToolEnd};
+use crate::host::{CallFailed, Caller, Cancel};
 
 /// Deepest tool arguments a session reads; an LWIR is far shallower, and the event that
 /// records them must stay within the log's bound.
@@ -34,6 +35,9 @@ pub struct SessionSpec {
     /// The first user message (the task).
     pub task: String,
     pub max_turns: u32,
+    /// Tokens (prompt plus completion, as the provider reports usage) the session may use
+    /// (`--max-tokens`); past it the session fails.
+    pub max_tokens: Option<u64>,
     /// Refused submissions before the session fails.
     pub max_attempts: u32,
 }
@@ -104,6 +108,8 @@ pub struct SessionStats {
     pub tool_runs: u32,
     pub tool_replayed: u32,
     pub turns: u64,
+    /// Tokens of the session's model calls, replayed ones included (what `--max-tokens` bounds).
+    pub tokens: u64,
 }
 
 impl SessionStats {
@@ -119,18 +125,21 @@ impl SessionStats {
 }
 
 /// Runs (or resumes, or replays) a session whose `harness.session.started` is already in
-/// the log. `client` may be `None` only when the history holds the whole session.
+/// the log. `client` may be `None` only when the history holds the whole session. Once
+/// `cancel` fires, no call starts and the call in flight is not recorded as ended: the
+/// session stops with [`Failure::Cancelled`], its log resumable.
 pub fn run(
     log: &mut EventLog,
     spec: &SessionSpec,
     files: &SessionFiles,
-    client: Option<&Client>,
+    client: Option<&Caller<'_>>,
+    cancel: Option<&Cancel>,
     toolbox: &mut dyn Toolbox,
     observer: &mut dyn Observer,
 ) -> Result<(SessionEnd, SessionStats), Failure> {
     let history = History::of(log.events(), spec.role, spec.cycle);
     let tracked = Tracked::new(files, &history.files).map_err(Failure::Tool)?;
-    let mut session = Session { log, spec, history, tracked, client, observer, stats: SessionStats::default() };
+    let mut session = Session { log, spec, history, tracked, client, cancel, observer, stats: SessionStats::default() };
     let end = session.run(toolbox)?;
     Ok((end, session.stats))
 }
@@ -140,12 +149,21 @@ pub struct Session<'a> {
     spec: &'a SessionSpec,
     history: History,
     tracked: Tracked,
-    client: Option<&'a Client>,
+    client: Option<&'a Caller<'a>>,
+    cancel: Option<&'a Cancel>,
     observer: &'a mut dyn Observer,
     stats: SessionStats,
 }
 
 impl Session<'_> {
+    /// Stops the session when it was cancelled: nothing more is written.
+    fn stop_if_cancelled(&self) -> Result<(), Failure> {
+        match self.cancel {
+            Some(cancel) if cancel.is_cancelled() => Err(Failure::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     fn run(&mut self, toolbox: &mut dyn Toolbox) -> Result<SessionEnd, Failure> {
         if self.history.has_calls() && !self.history.finished() {
             let after = self.history.last_seq;
@@ -160,6 +178,11 @@ impl Session<'_> {
                 (bound("maxTurns", self.spec.max_turns), bound("maxAttempts", self.spec.max_attempts))
             }
             (None, None) => (self.spec.max_turns, self.spec.max_attempts),
+        };
+        let max_tokens = match (&self.history.completed, &self.history.failed) {
+            (Some(_), _) => None,
+            (None, Some(failed)) => failed.u64("maxTokens"),
+            (None, None) => self.spec.max_tokens,
         };
         let tools = toolbox.descriptors();
         let mut messages = vec![
@@ -178,6 +201,16 @@ impl Session<'_> {
                 "temperature": 0,
             });
             let message = self.model_call(turn, &body)?;
+            if let Some(max_tokens) = max_tokens
+                && self.stats.tokens > max_tokens
+            {
+                let reason = format!(
+                    "the session used {} tokens (prompt plus completion, as the provider reported them), \
+                     more than `--max-tokens` {max_tokens}",
+                    self.stats.tokens
+                );
+                return self.fail(reason, (turn, max_turns, max_attempts), attempts, last_refused);
+            }
             let calls = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
             messages.push(message);
             if calls.is_empty() {
@@ -242,7 +275,15 @@ impl Session<'_> {
             let reason = failed.str("reason").map_or(reason, str::to_string);
             return Ok(SessionEnd::Failed { reason, last_refused });
         }
-        self.write(Record::SessionFailed { reason: reason.clone(), turns: turn, attempts, max_turns, max_attempts })?;
+        let max_tokens = self.spec.max_tokens;
+        self.write(Record::SessionFailed {
+            reason: reason.clone(),
+            turns: turn,
+            attempts,
+            max_turns,
+            max_attempts,
+            max_tokens,
+        })?;
         Ok(SessionEnd::Failed { reason, last_refused })
     }
 
@@ -262,7 +303,8 @@ impl Session<'_> {
                 ));
             }
             Some(recorded) => match &recorded.end {
-                Some(ModelEnd::Responded { message, .. }) => {
+                Some(ModelEnd::Responded { message, usage }) => {
+                    self.stats.tokens += tokens_of(usage);
                     let message = message.clone();
                     self.stats.model_replayed += 1;
                     self.observer.turn(turn, true);
@@ -270,11 +312,17 @@ impl Session<'_> {
                     return Ok(message);
                 }
                 // A call that failed is tried again, announced again.
-                Some(ModelEnd::Failed) => self.announce_model_call(turn, &request_hash, request)?,
+                Some(ModelEnd::Failed) => {
+                    self.stop_if_cancelled()?;
+                    self.announce_model_call(turn, &request_hash, request)?
+                }
                 // The call in flight when the run stopped: already announced.
-                None => {}
+                None => self.stop_if_cancelled()?,
             },
-            None => self.announce_model_call(turn, &request_hash, request)?,
+            None => {
+                self.stop_if_cancelled()?;
+                self.announce_model_call(turn, &request_hash, request)?
+            }
         }
         let Some(client) = self.client else {
             return Err(Failure::Tool(format!(
@@ -292,8 +340,12 @@ impl Session<'_> {
             Progress::ToolCall { .. } => {}
         });
         self.stats.model_calls += 1;
+        // An answer that came as the session was cancelled is not recorded: the log holds the
+        // call as in flight, and a resumed run makes it again.
+        self.stop_if_cancelled()?;
         match answer {
             Ok(completion) => {
+                self.stats.tokens += tokens_of(&completion.usage);
                 let message = normalized_message(completion.message, turn);
                 self.write(Record::ModelResponded {
                     turn,
@@ -306,8 +358,8 @@ impl Session<'_> {
                 self.observer.message(turn, &message, false);
                 Ok(message)
             }
-            Err(error) => {
-                let reason = error.to_string();
+            Err(CallFailed::Cancelled) => Err(Failure::Cancelled),
+            Err(CallFailed::Failed(reason)) => {
                 self.write(Record::ModelFailed { turn, reason: reason.clone() })?;
                 Err(Failure::Tool(format!("the model call of turn {turn} failed: {reason}")))
             }
@@ -350,8 +402,10 @@ impl Session<'_> {
                     return Ok((arguments, end));
                 }
                 // In flight when the run stopped: run again (at least once), announced already.
+                self.stop_if_cancelled()?;
             }
             None => {
+                self.stop_if_cancelled()?;
                 self.write(Record::ToolStarted {
                     turn,
                     call_id: call_id.to_string(),
@@ -369,6 +423,8 @@ impl Session<'_> {
             None => toolbox.run(tool, &arguments, &mut *self.observer),
         };
         self.stats.tool_runs += 1;
+        // A tool that ended as the session was cancelled is left in flight, likewise.
+        self.stop_if_cancelled()?;
         let duration = millis(begun.elapsed());
         let files = self.tracked.record(self.log).map_err(Failure::Tool)?;
         let (end, value) = match &outcome {
@@ -431,6 +487,16 @@ fn normalized_message(message: Value, turn: u64) -> Value {
         normalized["tool_calls"] = Value::Array(calls);
     }
     normalized
+}
+
+/// The tokens a call used as its provider reported them: prompt plus completion, else the
+/// total; none when it reported no usage.
+fn tokens_of(usage: &Value) -> u64 {
+    let field = |key: &str| usage.get(key).and_then(Value::as_u64);
+    match (field("prompt_tokens"), field("completion_tokens")) {
+        (None, None) => field("total_tokens").unwrap_or(0),
+        (prompt, completion) => prompt.unwrap_or(0).saturating_add(completion.unwrap_or(0)),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -166,8 +166,10 @@ fi"#,
             sandbox: little_sandbox::Mode::Bwrap,
             tool_timeout: Duration::from_secs(30),
             max_turns: 10,
+            max_tokens: None,
             memory_root: Some(memory),
             bounds: Default::default(),
+            host: Default::default(),
         }
     }
 
@@ -201,6 +203,7 @@ fi"#,
                 location: little_store::Location::parse(url).unwrap(),
                 lease: little_pipeline::Store::DEFAULT_LEASE,
                 work_dir: Some(self.dir.clone()),
+                on_event: None,
             },
         }
     }
@@ -281,6 +284,7 @@ pub fn blocked_codes(result: Result<PlanReport, Failure>) -> Vec<Code> {
         Err(Failure::Blocked(located)) => located.iter().flat_map(|l| &l.diagnostics).map(|d| d.code).collect(),
         Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
         Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
+        Err(Failure::Cancelled) => panic!("cancelled"),
         Ok(report) => panic!("registered {}", report.registration.id()),
     }
 }
@@ -294,5 +298,6 @@ pub fn registered(result: Result<PlanReport, Failure>) -> PlanReport {
         ),
         Err(Failure::Tool(message)) => panic!("tool failure: {message}"),
         Err(Failure::Failed { reason, .. }) => panic!("failed: {reason}"),
+        Err(Failure::Cancelled) => panic!("cancelled"),
     }
 }

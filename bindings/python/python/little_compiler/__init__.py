@@ -28,10 +28,18 @@ from ._native import (
     snapshot,
 )
 from . import _types
+from ._planner import Cancel, events, fix, fix_async, plan, plan_async, verify
 from ._inputs import Change, Document, Edit, Position, Range
 from ._types import *  # noqa: F403 (every type of what little returns: _types.__all__)
 
 __all__ = [
+    "Cancel",
+    "events",
+    "fix",
+    "fix_async",
+    "plan",
+    "plan_async",
+    "verify",
     "Change",
     "Document",
     "Edit",

@@ -6,6 +6,11 @@ from ._types import CodeInfo, Compiled, DefinitionSnapshot, Registration, Report
 
 __version__: str
 __all__ = [
+    "Cancel",
+    "events",
+    "fix",
+    "plan",
+    "verify",
     "Workspace",
     "__version__",
     "check",
@@ -105,3 +110,17 @@ class Workspace:
         """The open documents' paths, sorted."""
 
     def __contains__(self, path: str, /) -> bool: ...
+
+@final
+class Cancel:
+    """Cancels a planner call: the model call in flight is cut, the run resumes from its log."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+def plan(options: str, on_event: Optional[Any] = None, cancel: Optional[Cancel] = None) -> Dict[str, Any]: ...
+def fix(options: str, on_event: Optional[Any] = None, cancel: Optional[Cancel] = None) -> Dict[str, Any]: ...
+def verify(lwir: str, lock: str, definition: Optional[str] = None) -> Dict[str, Any]: ...
+def events(store: str, run_id: Optional[str] = None) -> List[Dict[str, Any]]: ...
