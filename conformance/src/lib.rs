@@ -4,6 +4,7 @@
 
 pub mod examples;
 pub mod generate;
+pub mod layouts;
 pub mod lwir;
 pub mod mutations;
 pub mod pages;

@@ -2,6 +2,8 @@
 //!
 //! Everything here is position-free: findings carry anchors, declarations carry no spans.
 
+use std::ops::Range;
+
 use little_diagnostics::Code;
 use little_ir::draft::{
     AgentRef, Artifact, Config, ContractPort, Contracts, EdgeDecl, Endpoint, Header, Mapping, PackageBinding, Position,
@@ -158,7 +160,25 @@ pub struct LoweredDraft {
     pub edges: Vec<EdgeEntry>,
     /// `nodes` was missing or not an array.
     pub nodes_unreadable: bool,
+    /// Which arrays hold unknown elements (an editor's recovery of a draft that is not JSON).
+    pub damage: Damage,
     pub findings: Vec<Finding>,
+}
+
+/// Whether `nodes` and `edges` hold elements a recovery stands for (`crate::recover`):
+/// unknown, so not lowered. What they were is anything: an unknown node could bear any id
+/// an edge names and be any kind of node; an unknown edge could lead from any node to any
+/// node with any label. The checks take them so (passes: `Damage` on the resolved graph).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Damage {
+    pub nodes: bool,
+    pub edges: bool,
+}
+
+impl Damage {
+    pub fn any(self) -> bool {
+        self.nodes || self.edges
+    }
 }
 
 /// Lowers a draft whose `format` has already been recognised, from its tree or from its
@@ -206,6 +226,7 @@ pub fn lower_draft_stamped(tree: &JsonTree, mut pre: DraftElements) -> (LoweredD
                 let nodes = read_array(
                     &mut reader,
                     &mut elements,
+                    &pre.damaged,
                     "nodes",
                     idx,
                     items,
@@ -215,6 +236,7 @@ pub fn lower_draft_stamped(tree: &JsonTree, mut pre: DraftElements) -> (LoweredD
                     |n, nth| n.nth = nth,
                 );
                 (draft.nodes, stamps.nodes) = (nodes.read, nodes.stamps);
+                draft.damage.nodes = nodes.unknown;
             }
         },
     }
@@ -226,6 +248,7 @@ pub fn lower_draft_stamped(tree: &JsonTree, mut pre: DraftElements) -> (LoweredD
         let edges = read_array(
             &mut reader,
             &mut elements,
+            &pre.damaged,
             "edges",
             idx,
             items,
@@ -235,6 +258,7 @@ pub fn lower_draft_stamped(tree: &JsonTree, mut pre: DraftElements) -> (LoweredD
             |e, nth| e.nth = nth,
         );
         (draft.edges, stamps.edges) = (edges.read, edges.stamps);
+        draft.damage.edges = edges.unknown;
     }
     out_of_range_numbers(tree, tree.root(), Anchor::root(), &mut reader.findings);
     draft.findings = reader.findings;
@@ -444,6 +468,8 @@ struct ArrayRead<T> {
     numbers: Vec<(u32, Finding)>,
     /// Per element read, its [`Stamp`].
     stamps: Vec<Stamp>,
+    /// The elements that are unknown (they lie on a recovery's damage), ascending.
+    unknown: Vec<u32>,
 }
 
 /// Says which read an element read is: every array read whole, and every element read
@@ -461,6 +487,8 @@ pub fn fresh_stamp() -> Stamp {
 pub(crate) struct ArrayFinished<T> {
     pub read: Vec<T>,
     pub stamps: Vec<Stamp>,
+    /// Some element is unknown.
+    pub unknown: bool,
 }
 
 /// How one element is read: from a tree, at a node, as element `index`.
@@ -476,7 +504,30 @@ impl<T> ArrayRead<T> {
             findings: Vec::new(),
             numbers: Vec::new(),
             stamps: Vec::new(),
+            unknown: Vec::new(),
         }
+    }
+
+    /// Counts the next element as unknown: seen, not read, no findings.
+    fn add_unknown(&mut self) {
+        self.unread.push(self.seen() as u32);
+        self.unknown.push(self.seen() as u32);
+        self.ends.push(self.findings.len() as u32);
+    }
+
+    /// Makes element `index` unknown (an edit left it unreadable): no longer read, no
+    /// findings of its own.
+    fn replace_unknown(&mut self, index: usize) {
+        self.set(index, None, Vec::new());
+        let at = self.unknown.partition_point(|&u| (u as usize) < index);
+        if self.unknown.get(at) != Some(&(index as u32)) {
+            self.unknown.insert(at, index as u32);
+        }
+        let (from, to) = (
+            self.numbers.partition_point(|(i, _)| (*i as usize) < index),
+            self.numbers.partition_point(|(i, _)| (*i as usize) <= index),
+        );
+        self.numbers.drain(from..to);
     }
 
     /// How many elements were seen.
@@ -509,9 +560,23 @@ impl<T> ArrayRead<T> {
     fn replace(&mut self, index: usize, tree: &JsonTree, node: NodeIdx, key: &str, read: ReadElement<T>) {
         let mut reader = Reader { tree, codes: DRAFT_CODES, findings: Vec::new() };
         let element = read(&mut reader, node, index);
+        self.set(index, element, reader.findings);
+        if let Ok(at) = self.unknown.binary_search(&(index as u32)) {
+            self.unknown.remove(at);
+        }
+        let (from, to) = (
+            self.numbers.partition_point(|(i, _)| (*i as usize) < index),
+            self.numbers.partition_point(|(i, _)| (*i as usize) <= index),
+        );
+        let numbers: Vec<_> = element_numbers(tree, node, key, index).map(|f| (index as u32, f)).collect();
+        self.numbers.splice(from..to, numbers);
+    }
+
+    /// Element `index` is now `element` (`None`: not read), with `findings`.
+    fn set(&mut self, index: usize, element: Option<T>, findings: Vec<Finding>) {
         let (start, end) = (if index == 0 { 0 } else { self.ends[index - 1] }, self.ends[index]);
-        let grown = reader.findings.len() as i64 - i64::from(end - start);
-        self.findings.splice(start as usize..end as usize, reader.findings);
+        let grown = findings.len() as i64 - i64::from(end - start);
+        self.findings.splice(start as usize..end as usize, findings);
         for end in &mut self.ends[index..] {
             *end = (i64::from(*end) + grown) as u32;
         }
@@ -526,24 +591,19 @@ impl<T> ArrayRead<T> {
             (true, None) => {
                 self.read.remove(at);
                 self.unread.insert(unread_at, index as u32);
-                // Every element after it moved: none is where it was read.
-                self.stamps.pop();
-                self.stamps.fill(fresh_stamp());
+                // Every element after it moved: none is where it was read (those before
+                // it are).
+                self.stamps.remove(at);
+                self.stamps[at..].fill(fresh_stamp());
             }
             (false, Some(element)) => {
                 self.read.insert(at, element);
                 self.unread.remove(unread_at);
-                self.stamps.push(0);
-                self.stamps.fill(fresh_stamp());
+                self.stamps.insert(at, 0);
+                self.stamps[at..].fill(fresh_stamp());
             }
             (false, None) => {}
         }
-        let (from, to) = (
-            self.numbers.partition_point(|(i, _)| (*i as usize) < index),
-            self.numbers.partition_point(|(i, _)| (*i as usize) <= index),
-        );
-        let numbers: Vec<_> = element_numbers(tree, node, key, index).map(|f| (index as u32, f)).collect();
-        self.numbers.splice(from..to, numbers);
     }
 
     /// Counts the occurrences of the ids (all at once: see `little_ir::ids`), gives each
@@ -568,7 +628,7 @@ impl<T> ArrayRead<T> {
         }
         out.append(&mut self.findings);
         out.extend(self.numbers.into_iter().map(|(_, finding)| finding));
-        ArrayFinished { read: self.read, stamps: self.stamps }
+        ArrayFinished { read: self.read, stamps: self.stamps, unknown: !self.unknown.is_empty() }
     }
 }
 
@@ -586,22 +646,54 @@ fn element_numbers(tree: &JsonTree, node: NodeIdx, key: &str, index: usize) -> s
 pub struct DraftElements {
     nodes: Option<ArrayRead<NodeDecl>>,
     edges: Option<ArrayRead<EdgeEntry>>,
+    /// What a recovery stands for, sorted: an element that overlaps it is unknown.
+    damaged: Vec<Range<u32>>,
 }
 
 impl DraftElements {
+    /// The elements of a recovered draft, whose damage is `damaged` (`crate::recover`).
+    pub fn with_damage(mut self, damaged: Vec<Range<u32>>) -> DraftElements {
+        self.damaged = damaged;
+        self
+    }
+
     /// Reads one element the outline parse shows.
     pub fn visit(&mut self, seen: ElementSeen<'_>) {
-        fn add<T>(slot: &mut Option<ArrayRead<T>>, seen: ElementSeen<'_>, read: ReadElement<T>) {
+        fn add<T>(slot: &mut Option<ArrayRead<T>>, seen: ElementSeen<'_>, unknown: bool, read: ReadElement<T>) {
             // Of two arrays under one root key, the tree keeps the first.
             let state = slot.get_or_insert_with(|| ArrayRead::new(seen.array_node));
             if state.array == seen.array_node {
-                state.add(seen.tree, seen.node, seen.array, true, read);
+                match unknown {
+                    true => state.add_unknown(),
+                    false => state.add(seen.tree, seen.node, seen.array, true, read),
+                }
             }
         }
+        let unknown = on_damage(&self.damaged, &seen.tree.span(seen.node));
         match seen.array {
-            "nodes" => add(&mut self.nodes, seen, read_node),
-            "edges" => add(&mut self.edges, seen, read_edge),
+            "nodes" => add(&mut self.nodes, seen, unknown, read_node),
+            "edges" => add(&mut self.edges, seen, unknown, read_edge),
             _ => {}
+        }
+    }
+
+    /// Makes element `index` of the array `key` (at `array` in the outline) unknown: an
+    /// edit left it unreadable, and a recovery stands for it. `false`, and nothing changed,
+    /// when these are not that array's elements.
+    pub fn replace_unknown(&mut self, key: &str, array: NodeIdx, index: usize) -> bool {
+        fn unknown<T>(state: Option<&mut ArrayRead<T>>, array: NodeIdx, index: usize) -> bool {
+            match state {
+                Some(state) if state.array == array && index < state.seen() => {
+                    state.replace_unknown(index);
+                    true
+                }
+                _ => false,
+            }
+        }
+        match key {
+            "nodes" => unknown(self.nodes.as_mut(), array, index),
+            "edges" => unknown(self.edges.as_mut(), array, index),
+            _ => false,
         }
     }
 
@@ -639,6 +731,7 @@ impl DraftElements {
 fn read_array<T>(
     reader: &mut Reader<'_>,
     elements: &mut ElementParser<'_>,
+    damaged: &[Range<u32>],
     key: &str,
     array: NodeIdx,
     items: &[NodeIdx],
@@ -653,7 +746,9 @@ fn read_array<T>(
             let mut state = ArrayRead::new(array);
             state.read.reserve_exact(items.len());
             for &item in items {
-                if reader.tree.value(item) == JsonValue::Elided {
+                if on_damage(damaged, &reader.tree.span(item)) {
+                    state.add_unknown();
+                } else if reader.tree.value(item) == JsonValue::Elided {
                     let tree = elements.parse(reader.tree.span(item));
                     state.add(tree, tree.root(), key, true, read);
                 } else {
@@ -664,6 +759,11 @@ fn read_array<T>(
         }
     };
     state.finish(id, set_nth, &mut reader.findings)
+}
+
+/// Whether an element at `span` overlaps what a recovery stands for.
+fn on_damage(damaged: &[Range<u32>], span: &Range<u32>) -> bool {
+    damaged.iter().any(|d| span.start < d.end && d.start < span.end)
 }
 
 /// Sets the occurrence count of findings rebased onto an id before it was known.

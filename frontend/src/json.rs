@@ -689,6 +689,11 @@ pub(crate) fn fault_site_or_elements(text: &str, arrays: &[&str]) -> Result<Vec<
             .collect();
         return Ok(spans);
     };
+    Err(site_of(&parser, fault))
+}
+
+/// Where the parser stopped at `fault`: the containers open and the root's current key.
+fn site_of(parser: &Parser<'_>, fault: Fault) -> FaultSite {
     let open = parser
         .frames
         .iter()
@@ -709,7 +714,38 @@ pub(crate) fn fault_site_or_elements(text: &str, arrays: &[&str]) -> Result<Vec<
         }
         _ => None,
     };
-    Err(FaultSite { span: fault.span, message: fault.message, pos: parser.pos as u32, open, root_key })
+    FaultSite { span: fault.span, message: fault.message, pos: parser.pos as u32, open, root_key }
+}
+
+/// An element of `nodes` or `edges` that closed before a text's first fault: its array's
+/// `[`, and its span.
+pub(crate) struct ClosedElement {
+    pub array_start: u32,
+    pub span: Range<u32>,
+}
+
+/// The first syntax fault of `text` (`None` when it is JSON) and the elements of the root
+/// object's arrays named in `arrays` that closed before it, in order.
+pub(crate) fn fault_site_after_elements(
+    text: &Arc<str>,
+    arrays: &'static [&'static str],
+) -> (Vec<ClosedElement>, Option<FaultSite>) {
+    let mut closed = Vec::new();
+    let mut visit = |seen: ElementSeen<'_>| {
+        if arrays.contains(&seen.array) {
+            let array_start = seen.tree.span(seen.array_node).start;
+            closed.push(ClosedElement { array_start, span: seen.tree.span(seen.node) });
+        }
+    };
+    let mut parser = Parser::new(text);
+    parser.elide = arrays;
+    parser.visit = Some((&mut visit, text.clone()));
+    let site = match parser.run() {
+        Ok(()) => None,
+        Err(fault) => Some(site_of(&parser, fault)),
+    };
+    drop(parser);
+    (closed, site)
 }
 
 /// Parses elements of one document on their own, the arenas and the key table reused

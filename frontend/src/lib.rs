@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod context;
 pub mod definition;
 pub mod draft;
+mod gap;
 pub mod json;
 pub mod lwir;
 pub mod reader;

@@ -4,6 +4,14 @@
 //! Every repair keeps the text's length and writes ASCII over ASCII (or over whole
 //! characters), so each byte offset of the repaired text is the same byte of the
 //! original: the spans of everything read from it are the original's, with no offset map.
+//!
+//! First, whatever the layout, the damage is placed inside `nodes` or `edges`
+//! ([`crate::gap`]: the elements before it read forwards, those after it backwards). That
+//! stretch is all the recovery touches: repaired as an array of its own when the repairs
+//! below make it one, else written over as one `{"id": …}` per id read in it. Either way
+//! it is the recovery's damage, and every element in it is *unknown* to the checks
+//! (`draft::DraftElements`): present, its id kept, its content anything.
+//!
 //! The repairs, at the first fault each time (rust-analyzer's resilience, for JSON):
 //!
 //! * a string still open at the end of its line (JSON strings cannot hold a raw newline,
@@ -12,22 +20,16 @@
 //! * a trailing comma, or a comma where a key or value was expected: a space;
 //! * a missing `,`, `:`, `}` or `]`: written into the whitespace before the point where it
 //!   was needed (a pretty-printed draft always has some);
-//! * anything else inside `nodes` or `edges`: the damaged stretch that holds it, between
-//!   the intact elements around it (found by layout), becomes `{"id": …}` with the id it
-//!   was written with, so edges to it still resolve.
+//! * for a fault [`crate::gap`] does not place (in the header, say), anything else inside
+//!   `nodes` or `edges`: the damaged stretch that holds it, between the intact elements
+//!   around it (found by layout, [`Layout`]), becomes `{"id": …}` with the id it was
+//!   written with. The repairs at the parser's faults can nest intact elements in the
+//!   damage with no fault inside them, so when one is lost the damaged stretches are
+//!   replaced first and the faults repaired again.
 //!
-//! An edit inside one element leaves every other element read (issue 19's property,
-//! `little_conformance::recovery`). The elements of a pretty-printed draft's arrays that
-//! are laid out whole and parse on their own are read from the layout before any repair
-//! ([`Layout`]); a recovery must keep each where it is. The repairs at the parser's faults
-//! can nest them in the damage with no fault inside them (an opener typed into an element
-//! takes the elements after it in; an element's `}` turned into a key takes the next as its
-//! value), so when one is lost the damaged stretches are replaced first and the faults
-//! repaired again.
-//!
-//! What a repair wrote is [`Recovery::damaged`]: the caller treats those parts as unknown
-//! (their findings are the fault's echoes). A fault that none of these repairs fits (at
-//! the top level, or in a draft not laid out over lines) is left as it is: no recovery.
+//! What a repair wrote is [`Recovery::damaged`]: the caller treats those parts, widened to
+//! the elements that hold them, as unknown (their findings are the fault's echoes). A
+//! fault that none of these repairs fits is left as it is: no recovery.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -63,6 +65,137 @@ pub const MAX_REPAIRS: usize = 32;
 /// that keeps more intact elements is the one returned.
 pub fn recover(text: &str) -> Option<Recovery> {
     // Spans are `u32`: a larger text is refused by the parser, and not repaired.
+    if u32::try_from(text.len()).is_err() {
+        return None;
+    }
+    match crate::gap::find(text) {
+        Some(gap) => mend(text, &gap).or_else(|| recover_by_layout(text)),
+        None => recover_by_layout(text),
+    }
+}
+
+/// Mends the damage of `gap`, which becomes the recovery's one damaged range: repaired in
+/// place when the repairs at its own faults make it a run of elements (so what is being
+/// typed there stays in the tree, for the editor's completion and hovers), else written
+/// over as one element per id read in it (`{"id":"…"}`, or `{}` when none fits).
+fn mend(text: &str, gap: &crate::gap::Gap) -> Option<Recovery> {
+    let (start, end) = (gap.span.start, gap.span.end);
+    let mut bytes = text.as_bytes().to_vec();
+    let written = mend_in_place(&text.as_bytes()[start..end], gap).or_else(|| written_over(end - start, gap))?;
+    bytes[start..end].copy_from_slice(&written);
+    let repaired = String::from_utf8(bytes).ok()?;
+    let damaged = std::iter::once(start as u32..end as u32).collect();
+    Some(Recovery { repaired, damaged })
+}
+
+/// The text of one element of `nodes` or `edges` that an edit left unreadable, mended to
+/// one object of the same length: repaired in place when the repairs at its faults make it
+/// one, else `{"id":"…"}` with the first id read in it, or `{}`; `None` when it is too short.
+pub(crate) fn mend_element(element: &[u8]) -> Option<Vec<u8>> {
+    let gap = crate::gap::Gap {
+        span: 0..element.len(),
+        after_element: false,
+        before_element: false,
+        ids: crate::gap::ids_in(element).into_iter().take(1).collect(),
+    };
+    let one_object = |bytes: &[u8]| {
+        let text = std::str::from_utf8(bytes).ok();
+        text.and_then(|text| json::parse(text).tree).is_some_and(|tree| tree.value(tree.root()).is_object())
+    };
+    match mend_in_place(element, &gap) {
+        Some(mended) if one_object(&mended) => Some(mended),
+        _ => written_over(element.len(), &gap),
+    }
+}
+
+/// The gap's text repaired as the elements of an array of its own, its separators from
+/// the elements around it kept; `None` when that does not come to a run of objects.
+fn mend_in_place(gap_text: &[u8], gap: &crate::gap::Gap) -> Option<Vec<u8>> {
+    let first = gap_text.iter().position(|&b| !is_ws(b))?;
+    let last = gap_text.iter().rposition(|&b| !is_ws(b))?;
+    // The separators stay out of the array (`[` and `]` take their places), so that no
+    // repair writes over them.
+    // A separator the edit deleted is written into the whitespace at that end.
+    let (from, comma_before) = match (gap.after_element, gap_text[first]) {
+        (true, b',') => (first + 1, None),
+        (true, _) => (first, Some(first.checked_sub(1)?)),
+        (false, _) => (0, None),
+    };
+    // (At the end, the whitespace stays in the array: a string left open at its line is
+    // closed by its line break; the `,` goes after what the repairs leave.)
+    let (to, comma_after) = match (gap.before_element, gap_text[last]) {
+        (true, b',') if last >= from => (last, false),
+        (true, _) => (gap_text.len(), true),
+        (false, _) => (gap_text.len(), false),
+    };
+    if from > to {
+        return None;
+    }
+    let mut array = Vec::with_capacity(to - from + 2);
+    array.push(b'[');
+    array.extend_from_slice(&gap_text[from..to]);
+    array.push(b']');
+    let array = String::from_utf8(array).ok()?;
+    let repaired = match json::fault_site(&array) {
+        None => array,
+        Some(_) => {
+            let shared: Arc<str> = Arc::from(array.as_str());
+            repair(&array, &mut Layout::read(&shared), false)?.0.repaired
+        }
+    };
+    let tree = json::parse(&repaired).tree?;
+    let items = tree.value(tree.root()).as_array()?;
+    if items.is_empty() || !items.iter().all(|&item| tree.value(item).is_object()) {
+        return None;
+    }
+    // The repairs may have closed the array before its end (whitespace after it): the `]`
+    // is not the gap's, and goes.
+    let mut bytes = repaired.into_bytes();
+    let close = bytes.iter().rposition(|&b| !is_ws(b))?;
+    if bytes.first() != Some(&b'[') || bytes[close] != b']' {
+        return None;
+    }
+    bytes[close] = b' ';
+    let mut mended = gap_text.to_vec();
+    mended[from..to].copy_from_slice(&bytes[1..1 + (to - from)]);
+    if let Some(at) = comma_before {
+        mended[at] = b',';
+    }
+    if comma_after {
+        let at = mended.iter().rposition(|&b| !is_ws(b))? + 1;
+        *mended.get_mut(at)? = b',';
+    }
+    Some(mended)
+}
+
+/// `length` bytes standing for the gap's elements: one `{"id":"…"}` for each id read in
+/// it (as many as fit), or `{}`, with the separators the elements around it need.
+fn written_over(length: usize, gap: &crate::gap::Gap) -> Option<Vec<u8>> {
+    let mut ids: Vec<&str> = gap.ids.iter().map(String::as_str).collect();
+    loop {
+        let elements: Vec<String> = match ids.is_empty() {
+            true => vec!["{}".to_string()],
+            false => ids.iter().map(|id| format!("{{\"id\":\"{id}\"}}")).collect(),
+        };
+        let written = format!(
+            "{}{}{}",
+            if gap.after_element { "," } else { "" },
+            elements.join(","),
+            if gap.before_element { "," } else { "" }
+        );
+        if written.len() <= length {
+            let mut bytes = vec![b' '; length];
+            bytes[..written.len()].copy_from_slice(written.as_bytes());
+            return Some(bytes);
+        }
+        // With no id left, `{}` is tried last.
+        ids.pop()?;
+    }
+}
+
+/// The recovery of a text as the layout of a pretty-printed draft shows it, for a fault
+/// that [`crate::gap`] does not place inside one element array (in the header, say).
+pub(crate) fn recover_by_layout(text: &str) -> Option<Recovery> {
     if u32::try_from(text.len()).is_err() {
         return None;
     }
@@ -839,7 +972,7 @@ mod tests {
         assert!(DRAFT.contains(from), "{from}");
         let broken = DRAFT.replacen(from, to, 1);
         assert!(json::parse(&broken).tree.is_none(), "the edit breaks the draft");
-        let recovery = recover(&broken).expect("recovered");
+        let recovery = recover_by_layout(&broken).expect("recovered");
         assert_eq!(recovery.repaired.len(), broken.len());
         assert!(json::parse(&recovery.repaired).tree.is_some(), "{}", recovery.repaired);
         recovery
@@ -851,7 +984,7 @@ mod tests {
 
     #[test]
     fn valid_json_needs_no_recovery() {
-        assert_eq!(recover(DRAFT), None);
+        assert_eq!(recover_by_layout(DRAFT), None);
     }
 
     #[test]
@@ -889,7 +1022,7 @@ mod tests {
     #[test]
     fn anything_else_in_an_element_replaces_it_by_its_id() {
         let broken = DRAFT.replacen("\"family\": \"x.y\"", "family: x.y", 1);
-        let r = recover(&broken).expect("recovered");
+        let r = recover_by_layout(&broken).expect("recovered");
         let tree = json::parse(&r.repaired).tree.expect("parses");
         let nodes = tree.value(tree.get(tree.root(), "nodes").unwrap().value).as_array().unwrap().to_vec();
         assert_eq!(nodes.len(), 2);
@@ -973,7 +1106,7 @@ mod tests {
         assert!(text.contains(from), "the edit is inside {edited}: {from:?}");
         let broken = LAID_OUT.replacen(from, to, 1);
         assert!(json::parse(&broken).tree.is_none(), "the edit breaks the draft");
-        let recovery = recover(&broken).unwrap_or_else(|| panic!("recovered:\n{broken}"));
+        let recovery = recover_by_layout(&broken).unwrap_or_else(|| panic!("recovered:\n{broken}"));
         assert_eq!(recovery.repaired.len(), broken.len());
         let tree = json::parse(&recovery.repaired).tree.unwrap_or_else(|| panic!("parses:\n{}", recovery.repaired));
         let spans: Vec<Range<u32>> = ["nodes", "edges"]
@@ -1055,7 +1188,7 @@ mod tests {
     #[test]
     fn a_fault_at_the_top_level_that_fits_no_repair_is_not_recovered() {
         let broken = DRAFT.replacen("\"format\"", "format", 1);
-        assert_eq!(recover(&broken), None);
-        assert_eq!(recover("{\"nodes\": [{\"id\": \"a\" x}]}"), None, "not laid out over lines");
+        assert_eq!(recover_by_layout(&broken), None);
+        assert_eq!(recover_by_layout("{\"nodes\": [{\"id\": \"a\" x}]}"), None, "not laid out over lines");
     }
 }

@@ -46,7 +46,11 @@ pub struct DraftOutline {
 impl DraftOutline {
     /// Parses `text` whole, reading a draft's elements while the parser holds each.
     pub fn parse(text: Arc<str>) -> DraftOutline {
-        let mut elements = DraftElements::default();
+        DraftOutline::parse_with(text, DraftElements::default())
+    }
+
+    /// [`DraftOutline::parse`], the elements read into `elements` (which may know damage).
+    fn parse_with(text: Arc<str>, mut elements: DraftElements) -> DraftOutline {
         let parsed = json::parse_outline_visiting(text.clone(), ELEMENT_ARRAYS, &mut |seen| elements.visit(seen));
         let draft = matches!(parsed.tree.as_ref().map(document_kind), Some(Ok(DocumentKind::Draft)));
         DraftOutline {
@@ -69,9 +73,11 @@ impl DraftOutline {
             return strict;
         }
         let Some(recovery) = crate::recover::recover(&text) else { return strict };
-        let repaired = DraftOutline::parse(Arc::from(recovery.repaired));
+        // The elements on the damage are unknown: not read, their arrays marked.
+        let elements = DraftElements::default().with_damage(recovery.damaged.clone());
+        let repaired = DraftOutline::parse_with(Arc::from(recovery.repaired), elements);
         let (Some(tree), Some(_)) = (&repaired.tree, &repaired.elements) else { return strict };
-        let damaged = widen_to_elements(tree, recovery.damaged);
+        let damaged = fit_to_elements(tree, recovery.damaged);
         let mut diagnostics = strict.diagnostics;
         let away =
             repaired.diagnostics.into_iter().filter(|d| !d.span.as_ref().is_some_and(|s| echoes_damage(&damaged, s)));
@@ -85,13 +91,28 @@ impl DraftOutline {
     /// was, when there is no such element or the new text there is not one value: the
     /// caller then parses `text` whole.
     pub fn edit(&mut self, text: &Arc<str>) -> bool {
+        self.patch(text, false)
+    }
+
+    /// [`DraftOutline::edit`], for the editor: when the new text of the element is not one
+    /// value, the element alone is the damage (the text around it is as it was, so the
+    /// parser reaches it as before, and the backward reading of `crate::gap` stops in it):
+    /// it is mended in place and made unknown, as the whole recovery
+    /// ([`DraftOutline::parse_tolerant`]) would, and only what is built on its part of the
+    /// draft is checked again. A recovered outline is patched only where its one damaged
+    /// element is edited again.
+    pub fn edit_tolerant(&mut self, text: &Arc<str>) -> bool {
+        self.patch(text, true)
+    }
+
+    fn patch(&mut self, text: &Arc<str>, tolerant: bool) -> bool {
+        if !tolerant && !self.damaged.is_empty() {
+            // A recovered outline is the repaired text's: the edit is against the original.
+            return false;
+        }
         let (Some(tree), Some(elements)) = (&mut self.tree, &mut self.elements) else {
             return false;
         };
-        // A recovered outline is the repaired text's: the edit is against the original.
-        if !self.damaged.is_empty() {
-            return false;
-        }
         let (old, new) = (self.text.as_bytes(), text.as_bytes());
         if u32::try_from(new.len()).is_err() {
             return false;
@@ -103,6 +124,9 @@ impl DraftOutline {
             return false;
         };
         let old_span = tree.span(item);
+        if !self.damaged.is_empty() && self.damaged != [old_span.clone()] {
+            return false;
+        }
         let delta = new.len() as i64 - old.len() as i64;
         let new_span = old_span.start..(i64::from(old_span.end) + delta) as u32;
         if !text.is_char_boundary(new_span.end as usize) {
@@ -113,16 +137,39 @@ impl DraftOutline {
         json::path_push_index(&mut path, index);
         let mut parser = ElementParser::new(text);
         // The element sits in the root object and its array.
-        let Some((element, found)) = parser.reparse(new_span, 2, &path) else {
-            return false;
+        let (found, damaged) = match parser.reparse(new_span.clone(), 2, &path) {
+            Some((element, found)) => {
+                if !Arc::make_mut(elements).replace(key, array, index, element) {
+                    return false;
+                }
+                tree.replace_elided(text.clone(), item, element, old_span.end);
+                (found, Vec::new())
+            }
+            None if !tolerant => return false,
+            None => {
+                let (start, end) = (new_span.start as usize, new_span.end as usize);
+                let Some(mended) = crate::recover::mend_element(&new[start..end]) else { return false };
+                let mut repaired = new.to_vec();
+                repaired[start..end].copy_from_slice(&mended);
+                let Ok(repaired) = String::from_utf8(repaired) else { return false };
+                let repaired: Arc<str> = Arc::from(repaired);
+                let mut parser = ElementParser::new(&repaired);
+                let Some((element, _)) = parser.reparse(new_span.clone(), 2, &path) else { return false };
+                if !Arc::make_mut(elements).replace_unknown(key, array, index) {
+                    return false;
+                }
+                tree.replace_elided(repaired.clone(), item, element, old_span.end);
+                // The parse fault, where the parser of the whole text finds it.
+                let fault = json::parse_outline(text.clone(), ELEMENT_ARRAYS).diagnostics;
+                (fault, vec![new_span.clone()])
+            }
         };
-        if !Arc::make_mut(elements).replace(key, array, index, element) {
-            return false;
-        }
-
-        tree.replace_elided(text.clone(), item, element, old_span.end);
         let moved = |at: &mut u32| json::shift_after(at, old_span.end, delta);
-        self.diagnostics.retain(|d| !d.span.as_ref().is_some_and(|s| old_span.contains(&s.start)));
+        // The last fault, if any, was this element's: it goes with the element's findings.
+        self.diagnostics.retain(|d| {
+            d.code != little_diagnostics::Code::ParseInvalidJson
+                && !d.span.as_ref().is_some_and(|s| old_span.contains(&s.start))
+        });
         for diagnostic in &mut self.diagnostics {
             let related = diagnostic.related.iter_mut().filter_map(|r| r.span.as_mut());
             for span in diagnostic.span.iter_mut().chain(related) {
@@ -132,24 +179,41 @@ impl DraftOutline {
         }
         self.diagnostics.extend(found);
         json::in_source_order(&mut self.diagnostics);
+        self.damaged = damaged;
         self.text = text.clone();
         true
     }
 }
 
-/// Each damaged range widened to the element of `nodes` or `edges` that holds it, sorted
-/// and without repeats.
-fn widen_to_elements(tree: &JsonTree, damaged: Vec<std::ops::Range<u32>>) -> Vec<std::ops::Range<u32>> {
+/// Each damaged range fitted to the elements of `nodes` or `edges`: widened to the
+/// element that holds it, or narrowed to the one element it holds (a stretch between two
+/// elements kept, with its separators), sorted and without repeats. (So that an edit of a
+/// recovered draft's one damaged element can be patched.)
+fn fit_to_elements(tree: &JsonTree, damaged: Vec<std::ops::Range<u32>>) -> Vec<std::ops::Range<u32>> {
     let mut widened: Vec<std::ops::Range<u32>> = damaged
         .into_iter()
         .map(|range| match element_holding(tree, range.clone()) {
             Some((_, _, _, item)) => tree.span(item),
-            None => range,
+            None => only_element_within(tree, &range).unwrap_or(range),
         })
         .collect();
     widened.sort_by_key(|r| (r.start, r.end));
     widened.dedup();
     widened
+}
+
+/// The span of the one element of `nodes` or `edges` that lies within `range`, if exactly
+/// one does.
+fn only_element_within(tree: &JsonTree, range: &std::ops::Range<u32>) -> Option<std::ops::Range<u32>> {
+    let within: Vec<std::ops::Range<u32>> = ELEMENT_ARRAYS
+        .iter()
+        .filter_map(|&key| tree.value(tree.get(tree.root(), key)?.value).as_array())
+        .flat_map(|items| {
+            let first = items.partition_point(|&item| tree.span(item).start < range.start);
+            items[first..].iter().map(|&item| tree.span(item)).take_while(|span| span.end <= range.end)
+        })
+        .collect();
+    (within.len() == 1).then(|| within[0].clone())
 }
 
 /// Whether a finding at `span` is an echo of what a recovery repaired: it lies on a

@@ -66,8 +66,14 @@ fn each_fault_leaves_what_the_rest_of_the_draft_says() {
         let mut expected = expected_with_fault_on(&intact, line);
         let fault = expected.iter().position(|(code, _)| code == "parse.invalid_json").unwrap();
         expected[fault].1 += later;
+        let fault_said = expected[fault].clone();
         expected.sort();
-        assert_eq!(codes_and_lines(&found), expected, "{what}: {found:#?}");
+        // The fault, and nothing the intact draft did not say there (an element the
+        // recovery stands for is unknown, which can also silence what depended on it:
+        // broken-wiring's dangling edges could enter it).
+        let found = codes_and_lines(&found);
+        assert!(found.contains(&fault_said), "{what}: {found:#?}");
+        assert!(found.iter().all(|said| expected.contains(said)), "{what}: {found:#?}\nexpected within {expected:#?}");
     }
     // Fixed again: exactly what the intact draft said.
     let fixed = client.replace(&draft, 100, BROKEN_WIRING);

@@ -39,7 +39,7 @@ impl LastOutline {
     /// whole; a draft's is kept for the next edit.
     pub fn next(&self, text: &Arc<str>) -> DraftOutline {
         let mut last = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let outline = if last.as_mut().is_some_and(|last| last.edit(text)) {
+        let outline = if last.as_mut().is_some_and(|last| last.edit_tolerant(text)) {
             last.expect("the outline just patched")
         } else {
             // An edited draft is recovered when it is not JSON (the editor's view of it).

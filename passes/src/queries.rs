@@ -10,7 +10,7 @@ use little_diagnostics::Diagnostic;
 use little_frontend::anchor::Finding;
 use little_frontend::context::{BindingRow, Context};
 use little_frontend::draft::{
-    ContractsDecl, DraftElements, EdgeEntry, LoweredDraft, NodeBindings, NodeDecl, NodeMeta, Stamp,
+    ContractsDecl, Damage, DraftElements, EdgeEntry, LoweredDraft, NodeBindings, NodeDecl, NodeMeta, Stamp,
 };
 use little_frontend::json::JsonTree;
 use little_frontend::reparse::DraftOutline;
@@ -163,6 +163,8 @@ pub struct Lowering {
 pub struct Shape {
     pub chunks: u32,
     pub nodes_unreadable: bool,
+    /// Which arrays hold unknown elements (a recovered draft).
+    pub damage: Damage,
 }
 
 /// Whether a part's elements are as the last lowering read them: the same elements, read
@@ -223,7 +225,8 @@ fn take<T>(part: &Mutex<Option<T>>) -> Option<T> {
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> {
     let outline = outline(db, file);
-    let (lowered, stamps) = draft::lower_draft_stamped(outline.tree.as_ref()?, outline.take_elements());
+    let elements = outline.take_elements().with_damage(outline.damaged.clone());
+    let (lowered, stamps) = draft::lower_draft_stamped(outline.tree.as_ref()?, elements);
     let mut nodes = lowered.nodes.into_iter();
     let chunks: Vec<_> = (0..nodes.len().div_ceil(NODE_CHUNK))
         .map(|chunk| {
@@ -236,7 +239,11 @@ pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> 
     let edge_stamps = (stamps.edges.len() == lowered.edges.len()).then_some(&stamps.edges[..]);
     Some(Lowering {
         header: lowered.header,
-        shape: Shape { chunks: chunks.len() as u32, nodes_unreadable: lowered.nodes_unreadable },
+        shape: Shape {
+            chunks: chunks.len() as u32,
+            nodes_unreadable: lowered.nodes_unreadable,
+            damage: lowered.damage,
+        },
         chunks,
         edges: Mutex::new(Some(Part::new(lowered.edges, edge_stamps, |e| e.nth))),
         findings: Mutex::new(Some(lowered.findings)),
@@ -247,7 +254,9 @@ pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> 
 /// taken: each element is parsed again from its span. Alike, read for read.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn lowered_again(db: &dyn salsa::Database, file: SourceFile) -> Option<LoweredDraft> {
-    outline(db, file).tree.as_ref().map(draft::lower_draft)
+    let outline = outline(db, file);
+    let elements = DraftElements::default().with_damage(outline.damaged.clone());
+    outline.tree.as_ref().map(|tree| draft::lower_draft_from(tree, elements))
 }
 
 /// The shape of a draft's lowering; `None` when the file is not a readable draft.
@@ -322,7 +331,7 @@ pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: Sour
         .as_ref()
         .and_then(Part::take)
         .unwrap_or_else(|| lowered_again(db, file).as_ref().map_or_else(Vec::new, |again| again.edges.clone()));
-    resolve(db, workspace, nodes, shape.nodes_unreadable, &edges)
+    resolve(db, workspace, nodes, shape.nodes_unreadable, shape.damage, &edges)
 }
 
 /// A lowered draft: its header, its nodes and what lowering found. Only ids of nodes, so

@@ -148,7 +148,11 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
             });
         }
         for (i, label) in declared.iter().enumerate() {
-            if declared[..i].contains(label) || labels.iter().any(|taken| taken.could_be(|t| t == label)) {
+            // An unknown edge could take any branch.
+            if graph.damage.edges
+                || declared[..i].contains(label)
+                || labels.iter().any(|taken| taken.could_be(|t| t == label))
+            {
                 continue;
             }
             findings.push(

@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use crate::db::Workspace;
 use crate::queries::{FamilyName, Node, family};
 use crate::unknown::Resolved;
-use little_frontend::draft::EdgeEntry;
+use little_frontend::draft::{Damage, EdgeEntry};
 
 /// Inputs or outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +230,9 @@ pub struct ResolvedGraph {
     faulty_into: Vec<(u32, u32)>,
     /// Some executable node declares contracts, readable or not (SPEC: contract mode).
     pub contract_mode: bool,
+    /// Which arrays hold unknown elements (a recovered draft): an unknown node could be
+    /// any node an edge names, an unknown edge could connect any two nodes with any label.
+    pub damage: Damage,
     pub findings: Vec<Finding>,
 }
 
@@ -262,6 +265,9 @@ impl ResolvedGraph {
     /// Whether a faulty edge could feed this input: SPEC §2.1, the input an edge that
     /// failed was aimed at is not reported missing (and an unknown port could be any).
     pub fn faulty_edge_could_feed(&self, node: u32, port: &str) -> bool {
+        if self.damage.edges {
+            return true;
+        }
         let start = self.faulty_into.partition_point(|&(n, _)| n < node);
         self.faulty_into[start..]
             .iter()
@@ -279,9 +285,10 @@ pub(crate) fn resolve<'db>(
     workspace: Workspace,
     nodes: &[Node<'db>],
     nodes_unreadable: bool,
+    damage: Damage,
     edges: &[EdgeEntry],
 ) -> ResolvedGraph {
-    let mut graph = ResolvedGraph::default();
+    let mut graph = ResolvedGraph { damage, ..ResolvedGraph::default() };
     // Each distinct family is looked up once: a draft has a dozen families and up to
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
@@ -399,6 +406,12 @@ fn resolve_edge(
             graph.nodes.iter().position(|n| n.nth == 0 && n.id == near).map(|i| i as u32)
         };
         let (from_meant, to_meant) = (from_index.or_else(|| meant(&from.node)), to_index.or_else(|| meant(&to.node)));
+        if graph.damage.nodes {
+            // An unknown node could be the one named: the edge is not dangling. Its source
+            // stays unknown (what it enters counts as reached); a target near an id
+            // stands for that node, as it does in the intact draft.
+            return faulty(from_index, to_meant, aimed(graph, to_meant));
+        }
         let both = from_index.is_none() && to_index.is_none();
         let message = if both {
             format!("edge `{id}` connects `{}` to `{}`, and neither node exists", from.node, to.node)

@@ -28,8 +28,10 @@ pub fn ancestors(predecessors: &Adjacency<u32>, node: u32) -> Vec<bool> {
 }
 
 /// Whether part of what leads to `node` is unknown: it, or a node upstream of it, is
-/// entered by a connection from an unknown node (one that does not exist). Checks about
+/// entered by a connection from an unknown node (one that does not exist), or the draft
+/// has unknown edges. Checks about
 /// ancestry then say nothing: anything may be upstream.
 pub fn ancestry_unknown(graph: &ResolvedGraph, upstream: &[bool], node: u32) -> bool {
-    graph.entered_from_unknown().any(|to| to == node || upstream[to as usize])
+    // An unknown edge could lead from anywhere to anything.
+    graph.damage.edges || graph.entered_from_unknown().any(|to| to == node || upstream[to as usize])
 }
