@@ -1,4 +1,4 @@
-//! Commands of the `little` binary. Exit codes (SPEC §5): 0 nothing blocks, 1 something
+//! Commands of the `little` binary. Exit codes (docs/reference/command-line.md): 0 nothing blocks, 1 something
 //! blocks (or a warning under `--deny-warnings`), 2 the tool could not do its job.
 
 use std::ffi::OsString;

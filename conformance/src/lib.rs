@@ -1,4 +1,4 @@
-//! Conformance of `little` against SPEC.md: the examples of every explanation page are
+//! Conformance of `little` against its reference (docs/reference/): the examples of every explanation page are
 //! checked (the failing one gets exactly its code, the fixed one gets nothing), and the
 //! generated suites of later issues build on the same helpers.
 

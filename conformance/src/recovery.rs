@@ -1,4 +1,4 @@
-//! The property of the editor's error recovery (issue 19): one arbitrary edit inside an
+//! The property of the editor's error recovery: one arbitrary edit inside an
 //! element of a pretty-printed draft never panics, and every element on lines the edit
 //! did not touch is still read and checked. Shared by the proptest
 //! (`tests/recovery.rs`) and the `recover` fuzz target.

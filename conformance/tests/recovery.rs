@@ -1,4 +1,4 @@
-//! Issue 19's property of the editor's error recovery (`little_conformance::recovery`):
+//! The property of the editor's error recovery (`little_conformance::recovery`):
 //! one arbitrary edit inside an element of a pretty-printed draft never panics, and every
 //! element on lines the edit did not touch is still read and checked.
 //!

@@ -7,7 +7,7 @@
 //!
 //! Marks, from the diagnostics of the draft:
 //! - a node or edge that an error names is red; the nodes and edges of a cycle's witness
-//!   (SPEC §2.2) are red and bold; one that only a warning names is orange.
+//!   (docs/reference/diagnostics.md#the-cycle-witness) are red and bold; one that only a warning names is orange.
 //! - a diagnostic that names an edge marks the edge (the node it also names is context);
 //!   when that edge is not drawn (a dangling edge, say), the node it names is marked.
 //! - what cannot be shown on the picture (an edge that was dropped, a finding about the

@@ -115,7 +115,7 @@ pub struct Checked<'a> {
     pub report: &'a FileReport,
 }
 
-/// The `files[]` entry of a `little-report/v1` (SPEC §3).
+/// The `files[]` entry of a `little-report/v1` (docs/reference/diagnostics.md).
 pub fn file_json(checked: &Checked<'_>) -> Value {
     let index = LineIndex::new(checked.text);
     let diagnostics: Vec<Value> = checked

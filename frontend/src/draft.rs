@@ -1,4 +1,4 @@
-//! Lowering of a `workflow-draft/v1` document into typed declarations (SPEC §1.1).
+//! Lowering of a `workflow-draft/v1` document into typed declarations (docs/reference/formats.md#draft).
 //!
 //! Everything here is position-free: findings carry anchors, declarations carry no spans.
 

@@ -1,4 +1,4 @@
-//! Issue 19, item 2: a draft between two keystrokes. A fault leaves the parse fault and
+//! A draft between two keystrokes. A fault leaves the parse fault and
 //! what the rest of the draft still says, and completion works inside an unclosed string.
 
 mod common;

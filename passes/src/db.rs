@@ -58,7 +58,7 @@ impl LastOutline {
 }
 
 /// What every document is checked against: the catalog, and optionally the tenant
-/// context, the binding rows (no rows file is a state of its own, SPEC §1.3) and the
+/// context, the binding rows (no rows file is a state of its own, docs/reference/formats.md#context) and the
 /// definition snapshot of LWIR files.
 #[salsa::input(debug)]
 pub struct Workspace {
@@ -69,7 +69,7 @@ pub struct Workspace {
     #[returns(copy)]
     pub bindings: Option<SourceFile>,
     /// The WorkflowDefinitionSnapshot (seed 000, stage 3) that LWIR files are bound
-    /// against; without it the binding checks are skipped (SPEC §6).
+    /// against; without it the binding checks are skipped (docs/reference/formats.md#lwir).
     #[returns(copy)]
     pub snapshot: Option<SourceFile>,
 }

@@ -1,4 +1,4 @@
-//! The external planner (`little plan --planner CMD`, docs/reference/harness.md#the-built-in-harness-workflowharness100): the §5 process protocol,
+//! The external planner (`little plan --planner CMD`, docs/reference/harness.md#an-external-planner---planner-cmd): the process protocol,
 //! one process an attempt, the task on stdin and the LWIR on stdout, replayed an attempt
 //! at a time. An attempt with `harness.model.responded` is fast-forwarded (its recorded
 //! output and findings reused); an attempt with `harness.model.called` and no response (a

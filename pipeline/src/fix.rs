@@ -1,4 +1,4 @@
-//! `little fix` (SPEC §7.5): a fixer session (`kind: "fix_step"`) for a failed `code.run`
+//! `little fix` (docs/reference/harness.md#the-fixer-session-little-fix): a fixer session (`kind: "fix_step"`) for a failed `code.run`
 //! step that declares `onFailure.fixer`. The same harness as a plan session — events,
 //! replay, sandbox — with the fixer's model slot, its `system` and at most its
 //! `maxAttempts` refused submissions; the tools are `bash` and `submit_fix { files }`.

@@ -6,14 +6,14 @@
 //! - [`documents`]: reading the definition and the input, input validation, the tool
 //!   registry check (stages 1–3);
 //! - [`plan`]: the stages around the planner session: event log, drift check, registration;
-//! - [`harness`]: the built-in planner harness, the agent loop of SPEC §7 (6);
+//! - [`harness`]: the built-in planner harness, the agent loop of docs/reference/harness.md (6);
 //! - [`external`]: an external planner command, one process an attempt (6);
 //! - [`register`]: LWIR validation (through `little check`'s passes), the WorkflowVersion
 //!   and the compiler lock (7, 8);
 //! - [`events`]: the append-only JSON Lines log; [`planner`]: the external planner's process;
 //! - [`outer_loop`]: the outer-loop file of a later cycle (`--outer-loop`);
-//! - [`fix`]: `little fix`, a fixer session for a failed `code.run` step (SPEC §7.5);
-//! - [`verify`]: `little verify`, the runtime's check of an LWIR against its lock (§7.6);
+//! - [`fix`]: `little fix`, a fixer session for a failed `code.run` step (docs/reference/harness.md#the-fixer-session-little-fix);
+//! - [`verify`]: `little verify`, the runtime's check of an LWIR against its lock (docs/reference/harness.md#verification-little-verify);
 //! - [`show`]: how `little events` describes a log to a person;
 //! - [`registry`]: tools from outside the definition (MCP servers), joined to its own.
 //! - [`host`]: what a host program gives a session (providers as values, its own model,

@@ -1,4 +1,4 @@
-//! `little verify LWIR --lock LOCK [--definition DEF]` (SPEC §7.6): the runtime's check
+//! `little verify LWIR --lock LOCK [--definition DEF]` (docs/reference/harness.md#verification-little-verify): the runtime's check
 //! before it runs a step. The LWIR's WorkflowVersion must equal the lock's; with the
 //! definition, the lock's capability manifest must equal what the definition gives now —
 //! a changed tool descriptor, model slot or memory store is `pipeline.capability_drift`

@@ -1,4 +1,4 @@
-//! `little fix` (docs/reference/harness.md#the-fixer-session-little-fix) and `little verify` (§7.6): a fixer session against a scripted
+//! `little fix` (docs/reference/harness.md#the-fixer-session-little-fix) and `little verify` (docs/reference/harness.md#verification-little-verify): a fixer session against a scripted
 //! model repairs a failed `code.run` step (a refused submission first), the repaired LWIR
 //! is a new WorkflowVersion that `little check` agrees with, a second run replays; and the
 //! runtime's check of an LWIR against its lock.

@@ -1,4 +1,4 @@
-//! Resolution of the authored graph (SPEC §2.1): every edge either resolves to two
+//! Resolution of the authored graph (docs/reference/diagnostics.md#one-fault-one-diagnostic): every edge either resolves to two
 //! executable nodes and two ports (a sound edge), or is reported once — as its first
 //! fault — and becomes a faulty edge whose unresolved parts are unknown
 //! ([`crate::unknown`]): no check blames it again, and every check that asks whether
@@ -228,7 +228,7 @@ pub struct ResolvedGraph {
     pub faulty: Vec<FaultyEdge>,
     /// Faulty edges by the node they enter, `(node, position in faulty)`, sorted.
     faulty_into: Vec<(u32, u32)>,
-    /// Some executable node declares contracts, readable or not (SPEC: contract mode).
+    /// Some executable node declares contracts, readable or not (contract mode: docs/reference/formats.md#draft).
     pub contract_mode: bool,
     /// Which arrays hold unknown elements (a recovered draft): an unknown node could be
     /// any node an edge names, an unknown edge could connect any two nodes with any label.
@@ -262,7 +262,7 @@ impl ResolvedGraph {
         })
     }
 
-    /// Whether a faulty edge could feed this input: SPEC §2.1, the input an edge that
+    /// Whether a faulty edge could feed this input: docs/reference/diagnostics.md#one-fault-one-diagnostic, the input an edge that
     /// failed was aimed at is not reported missing (and an unknown port could be any).
     pub fn faulty_edge_could_feed(&self, node: u32, port: &str) -> bool {
         if self.damage.edges {
@@ -362,7 +362,7 @@ pub(crate) fn resolve<'db>(
 enum Outcome {
     Sound(GraphEdge),
     Faulty(FaultyEdge),
-    /// It touches a visual-only node: dropped before any other check sees it (SPEC §2.1).
+    /// It touches a visual-only node: dropped before any other check sees it (docs/reference/diagnostics.md#one-fault-one-diagnostic).
     Dropped,
 }
 

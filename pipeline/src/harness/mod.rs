@@ -1,4 +1,4 @@
-//! The built-in planner harness (`workflowHarness@1.0.0`, SPEC §7): an agent loop that
+//! The built-in planner harness (`workflowHarness@1.0.0`, docs/reference/harness.md): an agent loop that
 //! calls a model over the OpenAI-compatible API and runs the tools it asks for, one at a
 //! time and in order, until a submission is accepted or a bound is hit.
 //!
