@@ -399,6 +399,11 @@ fn options_of(options: &str) -> Outcome<serde_json::Value> {
         .map_err(|e| Fail::Little(Error::new("input.invalid", format!("the options are not JSON: {e}"), None)))
 }
 
+/// What a session from Python hears and obeys: its callback and its `Cancel`; no host model.
+fn session_hooks(on_event: Option<Py<PyAny>>, cancel: Option<&Cancel>) -> little_embed::planner::Hooks<'_> {
+    little_embed::planner::Hooks { on_event: event_hook(on_event), cancel: cancel.map(|c| &c.inner), model: None }
+}
+
 /// `plan(options_json, on_event=None, cancel=None)`: `little plan` in process with the GIL
 /// released (the Python half, `_planner.py`, builds the options).
 #[pyfunction]
@@ -411,11 +416,7 @@ fn plan<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     entry(py, || {
         let call = little_embed::planner::PlanCall::from_json(&options_of(options)?)?;
-        let hooks = little_embed::planner::Hooks {
-            on_event: event_hook(on_event),
-            cancel: cancel.as_deref().map(|c| &c.inner),
-            model: None,
-        };
+        let hooks = session_hooks(on_event, cancel.as_deref());
         let result = py.detach(|| little_embed::planner::plan(&call, &hooks))?;
         Ok(to_python(py, &result)?)
     })
@@ -432,11 +433,7 @@ fn fix<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     entry(py, || {
         let call = little_embed::planner::FixCall::from_json(&options_of(options)?)?;
-        let hooks = little_embed::planner::Hooks {
-            on_event: event_hook(on_event),
-            cancel: cancel.as_deref().map(|c| &c.inner),
-            model: None,
-        };
+        let hooks = session_hooks(on_event, cancel.as_deref());
         let result = py.detach(|| little_embed::planner::fix(&call, &hooks))?;
         Ok(to_python(py, &result)?)
     })
