@@ -153,13 +153,25 @@ impl Host<'_> {
     }
 }
 
-/// Hears every event of a run as it is appended (after it is durable), on the writer's thread.
+/// Hears every event of a run as it is appended (in the store: durable, or for an event that
+/// ends a call, durable with the next), on the writer's thread.
 pub type EventHook = Arc<dyn Fn(&Event) + Send + Sync>;
 
 /// A run's log that tells a hook of each event it appends.
 pub(crate) struct Heard {
     pub(crate) log: Box<dyn RunLog>,
     pub(crate) hook: EventHook,
+}
+
+impl Heard {
+    /// Tells the hook of the event just appended, if one was.
+    fn tell(&self, appended: &Result<(), String>) {
+        if appended.is_ok()
+            && let Some(event) = self.log.events().last()
+        {
+            (self.hook)(event);
+        }
+    }
 }
 
 impl RunLog for Heard {
@@ -181,12 +193,22 @@ impl RunLog for Heard {
 
     fn append_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
         let appended = self.log.append_if_recordable(kind, payload)?;
-        if appended.is_ok()
-            && let Some(event) = self.log.events().last()
-        {
-            (self.hook)(event);
-        }
+        self.tell(&appended);
         Ok(appended)
+    }
+
+    fn append_unsynced_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
+        let appended = self.log.append_unsynced_if_recordable(kind, payload)?;
+        self.tell(&appended);
+        Ok(appended)
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        self.log.sync()
+    }
+
+    fn unsynced(&self) -> usize {
+        self.log.unsynced()
     }
 
     fn put_blob(&mut self, bytes: &[u8]) -> Result<String, String> {

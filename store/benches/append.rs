@@ -3,6 +3,8 @@
 //! localhost (the fenced insert, committed), in one run so that the two compare. A turn
 //! of the harness appends a handful of events, so this is the store's share of a turn.
 //!
+//! `turn/…`: a turn's four events as the harness writes them: two synced, two (the ends) not.
+//!
 //! `LITTLE_TEST_POSTGRES_URL=$(bash scripts/postgres-server.sh start) cargo bench -p little-store --bench append`
 
 use std::time::Duration;
@@ -55,5 +57,48 @@ fn append(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, append);
+/// A turn's four events as the harness writes them: the call to the model and the tool's
+/// start appended and synced, the answer and the tool's end appended unsynced (made
+/// durable by the next), so a turn waits for the disk twice; `…/ends-synced`, every event
+/// waited for, as before, for the ratio.
+fn turn(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stores = vec![("file", Location::parse(dir.path().join("turns.jsonl").to_str().unwrap()).unwrap())];
+    if let Ok(url) = std::env::var("LITTLE_TEST_POSTGRES_URL")
+        && !url.is_empty()
+    {
+        stores.push(("postgres", Location::parse(&url).unwrap()));
+    }
+    let mut group = c.benchmark_group("turn");
+    group.sample_size(30).measurement_time(Duration::from_secs(6));
+    for (name, location) in &stores {
+        let mut on_wait = |_: &str| {};
+        let run_id = format!("bench-turn-{}-{}", std::process::id(), name);
+        let mut log: Box<dyn RunLog> = open_run(location, &run_id, options(&mut on_wait, dir.path())).unwrap();
+        let mut turn = 0;
+        group.bench_function(format!("{name}/ends-synced"), |b| {
+            b.iter(|| {
+                turn += 1;
+                let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
+                log.append("harness.model.called", small.clone()).unwrap();
+                log.append("harness.model.responded", payload(turn)).unwrap();
+                log.append("harness.tool_call.started", small.clone()).unwrap();
+                log.append("harness.tool_call.succeeded", small).unwrap();
+            })
+        });
+        group.bench_function(format!("{name}/ends-unsynced"), |b| {
+            b.iter(|| {
+                turn += 1;
+                let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
+                log.append("harness.model.called", small.clone()).unwrap();
+                log.append_unsynced("harness.model.responded", payload(turn)).unwrap();
+                log.append("harness.tool_call.started", small.clone()).unwrap();
+                log.append_unsynced("harness.tool_call.succeeded", small).unwrap();
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, append, turn);
 criterion_main!(benches);

@@ -155,6 +155,8 @@ pub struct EventLog {
     pub truncated_bytes: u64,
     /// Length of the file: what an append that fails halfway is cut back to.
     len: u64,
+    /// How many of the last events are written but not yet synced.
+    unsynced: usize,
     display: String,
     blobs: BlobFolder,
     notes: Vec<String>,
@@ -212,6 +214,7 @@ impl EventLog {
             events,
             truncated_bytes: scan.torn_bytes,
             len: scan.committed_len,
+            unsynced: 0,
             display: path.display().to_string(),
             blobs: BlobFolder::beside(path),
             notes,
@@ -222,8 +225,42 @@ impl EventLog {
         &self.path
     }
 
+    /// Appends the run's next event in one write of its line, synced when `sync` (with the
+    /// lines written before it), or `Ok(Err(why))` when the reader could not read it back.
+    fn write_event(&mut self, kind: &str, payload: Value, sync: bool) -> Result<Result<(), String>, String> {
+        let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
+        let mut line = event.to_text();
+        if let Some(why) = unrecordable(&event, &line) {
+            return Ok(Err(why));
+        }
+        line.push('\n');
+        // One write of the whole line (O_APPEND): a crash leaves at most this line torn.
+        let written =
+            self.file.write_all(line.as_bytes()).and_then(|()| if sync { self.file.sync_data() } else { Ok(()) });
+        if let Err(e) = written {
+            // A full disk may have taken part of the line: cut it so the log stays whole.
+            let _ = self.file.set_len(self.len);
+            return Err(self.cannot(e));
+        }
+        self.len += line.len() as u64;
+        self.events.push(event);
+        self.unsynced = if sync { 0 } else { self.unsynced + 1 };
+        Ok(Ok(()))
+    }
+
+    fn cannot(&self, e: std::io::Error) -> String {
+        format!("cannot append to the event log `{}`: {e}", self.path.display())
+    }
+
     pub fn run_id(&self) -> &str {
         &self.run_id
+    }
+}
+
+impl Drop for EventLog {
+    fn drop(&mut self) {
+        // The machine may stop right after the process: what it wrote unsynced is synced now.
+        let _ = self.sync();
     }
 }
 
@@ -251,22 +288,23 @@ impl RunLog for EventLog {
     }
 
     fn append_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
-        let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
-        let mut line = event.to_text();
-        if let Some(why) = unrecordable(&event, &line) {
-            return Ok(Err(why));
+        self.write_event(kind, payload, true)
+    }
+
+    fn append_unsynced_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
+        self.write_event(kind, payload, false)
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        if self.unsynced > 0 {
+            self.file.sync_data().map_err(|e| self.cannot(e))?;
+            self.unsynced = 0;
         }
-        line.push('\n');
-        let cannot = |e: std::io::Error| format!("cannot append to the event log `{}`: {e}", self.path.display());
-        // One write of the whole line (O_APPEND): a crash leaves at most this line torn.
-        if let Err(e) = self.file.write_all(line.as_bytes()).and_then(|()| self.file.sync_data()) {
-            // A full disk may have taken part of the line: cut it so the log stays whole.
-            let _ = self.file.set_len(self.len);
-            return Err(cannot(e));
-        }
-        self.len += line.len() as u64;
-        self.events.push(event);
-        Ok(Ok(()))
+        Ok(())
+    }
+
+    fn unsynced(&self) -> usize {
+        self.unsynced
     }
 
     fn put_blob(&mut self, bytes: &[u8]) -> Result<String, String> {

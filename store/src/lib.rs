@@ -150,6 +150,23 @@ pub trait RunLog: Send {
     /// over by another worker).
     fn append_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String>;
 
+    /// Appends an event that starts nothing (a model's answer, a tool's end) and returns
+    /// before it is durable: it is in the store at once (the file's page cache, the
+    /// server's committed transactions), so the writer's own crash does not lose it, and it
+    /// is made durable by the next append, which always follows before anything that could
+    /// depend on it starts, or by [`RunLog::sync`]. Only the machine's crash (a file log) or
+    /// the server's (a database) in between loses it, and then the log holds the call's
+    /// start without its end, as after a crash during the call. A turn waits for the disk
+    /// twice instead of four times. `Ok(Err(why))` as for an append.
+    fn append_unsynced_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String>;
+
+    /// Makes the events appended unsynced durable. Dropping the log syncs too, as best it can.
+    fn sync(&mut self) -> Result<(), String>;
+
+    /// How many events at the end of [`RunLog::events`] were appended unsynced and are not
+    /// yet known to be durable.
+    fn unsynced(&self) -> usize;
+
     /// Stores a file's contents under their `sha256:` identity; durable when it returns.
     fn put_blob(&mut self, bytes: &[u8]) -> Result<String, String>;
 
@@ -173,8 +190,21 @@ pub trait RunLog: Send {
 
     /// [`RunLog::append_if_recordable`], with an unrecordable event an error.
     fn append(&mut self, kind: &str, payload: Value) -> Result<&Event, String> {
-        match self.append_if_recordable(kind, payload)? {
-            Ok(()) => Ok(self.events().last().expect("just appended")),
+        let appended = self.append_if_recordable(kind, payload)?;
+        self.recorded(kind, appended)
+    }
+
+    /// [`RunLog::append_unsynced_if_recordable`], with an unrecordable event an error.
+    fn append_unsynced(&mut self, kind: &str, payload: Value) -> Result<&Event, String> {
+        let appended = self.append_unsynced_if_recordable(kind, payload)?;
+        self.recorded(kind, appended)
+    }
+
+    /// The event just added, or why it could not be.
+    #[doc(hidden)]
+    fn recorded(&self, kind: &str, added: Result<(), String>) -> Result<&Event, String> {
+        match added {
+            Ok(()) => Ok(self.events().last().expect("just added")),
             Err(why) => Err(format!("refused to record a `{kind}` event in the event log `{}`: {why}", self.display())),
         }
     }

@@ -37,13 +37,21 @@ pub const RETRY_BOUND: Duration = Duration::from_secs(30);
 const CHANNEL: &str = "little_events";
 
 /// An append's first try, one statement and its own transaction: the run's row locked and
-/// its epoch compared, the event inserted only when the epoch is this writer's, the
-/// followers told. One round trip where the careful path of a retry takes several.
+/// its epoch compared, the event inserted only when the epoch is this writer's and the
+/// run's last event is the one before it, the followers told. `$7` is the transaction's
+/// `synchronous_commit`: `off` for an event appended unsynced (committed without waiting
+/// for the server's disk, made durable by the next synchronous commit, which flushes the
+/// log of every transaction before it). One round trip where the careful path of a retry
+/// takes several.
 const APPEND_FENCED: &str = "WITH fence AS (
          SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE
+     ), commit_mode AS (
+         SELECT set_config('synchronous_commit', $7, true)
      ), inserted AS (
          INSERT INTO little.events (run_id, seq, kind, body)
-         SELECT $1, $2, $3, $4 FROM fence WHERE fence.epoch = $5
+         SELECT $1, $2, $3, $4 FROM fence, commit_mode
+         WHERE fence.epoch = $5
+           AND coalesce((SELECT max(seq) FROM little.events WHERE run_id = $1), 0) = $2::bigint - 1
          RETURNING 1
      ), told AS (
          SELECT pg_notify($6, left($1, 1000)) FROM inserted
@@ -207,6 +215,9 @@ pub struct PgRunLog {
     run_id: String,
     epoch: i64,
     events: Vec<Event>,
+    /// How many events at the end of `events` were committed unsynced and are not yet
+    /// known to be durable: a retry after the server's crash writes them again.
+    unsynced: usize,
     lease: Lease,
     on_lost: Option<OnLost>,
     /// Dropping the sender stops the renewer.
@@ -293,6 +304,7 @@ impl PgRunLog {
             run_id: run_id.to_string(),
             epoch,
             events,
+            unsynced: 0,
             lease,
             on_lost,
             renewer: Some(renewer),
@@ -318,6 +330,117 @@ impl PgRunLog {
         {
             on_lost();
         }
+    }
+
+    /// Appends the run's next event, committed synchronously when `sync`, or
+    /// `Ok(Err(why))` when the reader could not read it back.
+    fn write_event(&mut self, kind: &str, payload: Value, sync: bool) -> Result<Result<(), String>, String> {
+        let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
+        let body = event.to_text();
+        if let Some(why) = unrecordable(&event, &body) {
+            return Ok(Err(why));
+        }
+        if self.lease.lost() {
+            return Err(self.refused(&self.lease.taken_by().unwrap_or_else(|| "another worker".to_string())));
+        }
+        let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
+        let commit_mode = if sync { "on" } else { "off" };
+        // What a retry writes: the unsynced events before this one (the server may have
+        // lost them in a crash) and this one.
+        let mut pending: Vec<(i64, &str, String)> = self.events[self.events.len() - self.unsynced..]
+            .iter()
+            .map(|e| (e.seq as i64, e.kind.as_str(), e.to_text()))
+            .collect();
+        pending.push((seq, kind, body.clone()));
+        let mut taken_by = None;
+        let outcome = self.connection.run("append an event", |live, retry| {
+            if !retry {
+                let statement = live.prepared(APPEND_FENCED)?;
+                let row = live
+                    .client
+                    .query_opt(&statement, &[&run_id, &seq, &kind, &body, &epoch, &CHANNEL, &commit_mode])?;
+                return match row {
+                    Some(row) if row.get::<_, i64>(3) == 1 => Ok(()),
+                    // This writer's epoch, but the event before this one is not there (a
+                    // server that lost its last commits, behind a pooler that kept the
+                    // connection): the careful path writes what is missing.
+                    Some(row) if row.get::<_, i64>(0) == epoch => {
+                        Err(Failure::Broken("the run's last event is not the one before this append".to_string()))
+                    }
+                    Some(row) => {
+                        let (other, host, pid): (i64, String, i32) = (row.get(0), row.get(1), row.get(2));
+                        taken_by = Some(format!("the worker on `{host}` with pid {pid} (epoch {other})"));
+                        Err(Failure::Final("taken over".to_string()))
+                    }
+                    None => {
+                        taken_by = Some("nobody: its lease was removed".to_string());
+                        Err(Failure::Final("taken over".to_string()))
+                    }
+                };
+            }
+            let mut tx = live.client.transaction()?;
+            // The run's row locked: no other append of the run is in flight, not even this
+            // writer's last try, should the server still be finishing it.
+            let row = tx.query_opt(
+                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
+                &[&run_id],
+            )?;
+            // The last try may have committed before its connection broke, and a server
+            // that crashed may have lost unsynced commits: each pending event is either
+            // there, exactly, or written now, in order.
+            let first = pending[0].0;
+            let found = tx.query(
+                "SELECT seq, body FROM little.events WHERE run_id = $1 AND seq >= $2 ORDER BY seq",
+                &[&run_id, &first],
+            )?;
+            for (row, (seq, _, body)) in found.iter().zip(&pending) {
+                if row.get::<_, i64>(0) != *seq || row.get::<_, &str>(1) != body.as_str() {
+                    return Err(Failure::Final(format!(
+                        "the run `{run_id}` already has another event at seq {}",
+                        row.get::<_, i64>(0)
+                    )));
+                }
+            }
+            if found.len() > pending.len() {
+                let seq: i64 = found[pending.len()].get(0);
+                return Err(Failure::Final(format!("the run `{run_id}` already has another event at seq {seq}")));
+            }
+            if found.len() == pending.len() {
+                return Ok(());
+            }
+            match row {
+                Some(row) if row.get::<_, i64>(0) == epoch => {}
+                Some(row) => {
+                    let (other, host, pid): (i64, String, i32) = (row.get(0), row.get(1), row.get(2));
+                    taken_by = Some(format!("the worker on `{host}` with pid {pid} (epoch {other})"));
+                    return Err(Failure::Final("taken over".to_string()));
+                }
+                None => {
+                    taken_by = Some("nobody: its lease was removed".to_string());
+                    return Err(Failure::Final("taken over".to_string()));
+                }
+            }
+            for (seq, kind, body) in &pending[found.len()..] {
+                tx.execute(
+                    "INSERT INTO little.events (run_id, seq, kind, body) VALUES ($1, $2, $3, $4)",
+                    &[&run_id, seq, kind, body],
+                )?;
+            }
+            // Followers read again on any notification; the run id (cut to fit the 8000 bytes a
+            // payload may hold) only says which run moved.
+            tx.execute("SELECT pg_notify($1, left($2, 1000))", &[&CHANNEL, &run_id])?;
+            tx.commit()?;
+            Ok(())
+        });
+        if let Some(by) = taken_by {
+            let refused = self.refused(&by);
+            self.lost(by);
+            return Err(refused);
+        }
+        outcome?;
+        self.events.push(event);
+        self.unsynced = if sync { 0 } else { self.unsynced + 1 };
+        Ok(Ok(()))
     }
 
     fn refused(&self, by: &str) -> String {
@@ -416,6 +539,8 @@ fn spawn_renewer(
 
 impl Drop for PgRunLog {
     fn drop(&mut self) {
+        // Unsynced events are made durable while the lease is still this writer's.
+        let _ = self.sync();
         if let Some((stop, handle)) = self.renewer.take() {
             drop(stop);
             let _ = handle.join();
@@ -464,83 +589,34 @@ impl RunLog for PgRunLog {
     }
 
     fn append_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
-        let event = Event { run_id: self.run_id.clone(), seq: self.next_seq(), kind: kind.to_string(), payload };
-        let body = event.to_text();
-        if let Some(why) = unrecordable(&event, &body) {
-            return Ok(Err(why));
+        self.write_event(kind, payload, true)
+    }
+
+    fn append_unsynced_if_recordable(&mut self, kind: &str, payload: Value) -> Result<Result<(), String>, String> {
+        self.write_event(kind, payload, false)
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        if self.unsynced == 0 {
+            return Ok(());
         }
-        if self.lease.lost() {
-            return Err(self.refused(&self.lease.taken_by().unwrap_or_else(|| "another worker".to_string())));
+        // A transaction that writes nothing does not wait for the disk: the lease's row
+        // rewritten by its owner does, and flushes every commit before it. The events
+        // themselves are checked by the append after a broken connection, not here.
+        let (run_id, epoch) = (self.run_id.clone(), self.epoch);
+        let touched = self.connection.run("sync the run's events", |live, _| {
+            let statement = live.prepared("UPDATE little.runs SET epoch = epoch WHERE run_id = $1 AND epoch = $2")?;
+            Ok(live.client.execute(&statement, &[&run_id, &epoch])?)
+        })?;
+        if touched == 0 {
+            return Err(self.refused("another worker"));
         }
-        let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
-        let mut taken_by = None;
-        let outcome = self.connection.run("append an event", |live, retry| {
-            if !retry {
-                let statement = live.prepared(APPEND_FENCED)?;
-                let row = live.client.query_opt(&statement, &[&run_id, &seq, &kind, &body, &epoch, &CHANNEL])?;
-                return match row {
-                    Some(row) if row.get::<_, i64>(3) == 1 => Ok(()),
-                    Some(row) => {
-                        let (other, host, pid): (i64, String, i32) = (row.get(0), row.get(1), row.get(2));
-                        taken_by = Some(format!("the worker on `{host}` with pid {pid} (epoch {other})"));
-                        Err(Failure::Final("taken over".to_string()))
-                    }
-                    None => {
-                        taken_by = Some("nobody: its lease was removed".to_string());
-                        Err(Failure::Final("taken over".to_string()))
-                    }
-                };
-            }
-            let mut tx = live.client.transaction()?;
-            // The run's row locked: no other append of the run is in flight, not even this
-            // writer's last try, should the server still be finishing it.
-            let row = tx.query_opt(
-                "SELECT epoch, owner_host, owner_pid FROM little.runs WHERE run_id = $1 FOR UPDATE",
-                &[&run_id],
-            )?;
-            if retry {
-                // The last try may have committed before its connection broke.
-                let found =
-                    tx.query_opt("SELECT body FROM little.events WHERE run_id = $1 AND seq = $2", &[&run_id, &seq])?;
-                if let Some(found) = found {
-                    let found: &str = found.get(0);
-                    return if found == body {
-                        Ok(())
-                    } else {
-                        Err(Failure::Final(format!("the run `{run_id}` already has another event at seq {seq}")))
-                    };
-                }
-            }
-            match row {
-                Some(row) if row.get::<_, i64>(0) == epoch => {}
-                Some(row) => {
-                    let (other, host, pid): (i64, String, i32) = (row.get(0), row.get(1), row.get(2));
-                    taken_by = Some(format!("the worker on `{host}` with pid {pid} (epoch {other})"));
-                    return Err(Failure::Final("taken over".to_string()));
-                }
-                None => {
-                    taken_by = Some("nobody: its lease was removed".to_string());
-                    return Err(Failure::Final("taken over".to_string()));
-                }
-            }
-            tx.execute(
-                "INSERT INTO little.events (run_id, seq, kind, body) VALUES ($1, $2, $3, $4)",
-                &[&run_id, &seq, &kind, &body],
-            )?;
-            // Followers read again on any notification; the run id (cut to fit the 8000 bytes a
-            // payload may hold) only says which run moved.
-            tx.execute("SELECT pg_notify($1, left($2, 1000))", &[&CHANNEL, &run_id])?;
-            tx.commit()?;
-            Ok(())
-        });
-        if let Some(by) = taken_by {
-            let refused = self.refused(&by);
-            self.lost(by);
-            return Err(refused);
-        }
-        outcome?;
-        self.events.push(event);
-        Ok(Ok(()))
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    fn unsynced(&self) -> usize {
+        self.unsynced
     }
 
     fn put_blob(&mut self, bytes: &[u8]) -> Result<String, String> {
