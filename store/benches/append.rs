@@ -76,26 +76,24 @@ fn turn(c: &mut Criterion) {
         let run_id = format!("bench-turn-{}-{}", std::process::id(), name);
         let mut log: Box<dyn RunLog> = open_run(location, &run_id, options(&mut on_wait, dir.path())).unwrap();
         let mut turn = 0;
-        group.bench_function(format!("{name}/ends-synced"), |b| {
-            b.iter(|| {
-                turn += 1;
-                let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
-                log.append("harness.model.called", small.clone()).unwrap();
-                log.append("harness.model.responded", payload(turn)).unwrap();
-                log.append("harness.tool_call.started", small.clone()).unwrap();
-                log.append("harness.tool_call.succeeded", small).unwrap();
-            })
-        });
-        group.bench_function(format!("{name}/ends-unsynced"), |b| {
-            b.iter(|| {
-                turn += 1;
-                let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
-                log.append("harness.model.called", small.clone()).unwrap();
-                log.append_unsynced("harness.model.responded", payload(turn)).unwrap();
-                log.append("harness.tool_call.started", small.clone()).unwrap();
-                log.append_unsynced("harness.tool_call.succeeded", small).unwrap();
-            })
-        });
+        for ends_synced in [true, false] {
+            let variant = if ends_synced { "ends-synced" } else { "ends-unsynced" };
+            group.bench_function(format!("{name}/{variant}"), |b| {
+                b.iter(|| {
+                    turn += 1;
+                    let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
+                    let mut end = |log: &mut Box<dyn RunLog>, kind: &str, payload: serde_json::Value| {
+                        if ends_synced { log.append(kind, payload) } else { log.append_unsynced(kind, payload) }
+                            .map(|_| ())
+                            .unwrap()
+                    };
+                    log.append("harness.model.called", small.clone()).unwrap();
+                    end(&mut log, "harness.model.responded", payload(turn));
+                    log.append("harness.tool_call.started", small.clone()).unwrap();
+                    end(&mut log, "harness.tool_call.succeeded", small);
+                })
+            });
+        }
     }
     group.finish();
 }
