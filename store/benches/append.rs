@@ -82,7 +82,7 @@ fn turn(c: &mut Criterion) {
                 b.iter(|| {
                     turn += 1;
                     let small = json!({ "cycle": 1, "role": "planner", "turn": turn, "requestHash": "sha256:0f9c" });
-                    let mut end = |log: &mut Box<dyn RunLog>, kind: &str, payload: serde_json::Value| {
+                    let end = |log: &mut Box<dyn RunLog>, kind: &str, payload: serde_json::Value| {
                         if ends_synced { log.append(kind, payload) } else { log.append_unsynced(kind, payload) }
                             .map(|_| ())
                             .unwrap()
