@@ -609,7 +609,9 @@ impl RunLog for PgRunLog {
             Ok(live.client.execute(&statement, &[&run_id, &epoch])?)
         })?;
         if touched == 0 {
-            return Err(self.refused("another worker"));
+            let refused = self.refused("another worker");
+            self.lost("another worker".to_string());
+            return Err(refused);
         }
         self.unsynced = 0;
         Ok(())
