@@ -1,7 +1,9 @@
 //! The soak of the editor's recovery: `N` random edits (default 1,000) inside one element
-//! of each draft of `guarantee_drafts`, in each layout, held to `check_guarantee`; prints
-//! the cases and the failures a layout, and the first failures. Run it with `--release`:
-//! `cargo run --release -p little-conformance --example recovery_soak -- 100000`.
+//! of each draft of `guarantee_drafts`, in each layout (or the layouts named after `N`),
+//! held to `check_guarantee`; prints the cases, the failures and the time a layout, and
+//! the first failures. Each layout has its own seed, so a layout run alone or beside the
+//! others gets the same cases. Run it with `--release`:
+//! `cargo run --release -p little-conformance --example recovery_soak -- 100000 [LAYOUT...]`.
 
 use little_conformance::layouts::{LAYOUTS, lay_out};
 use little_conformance::recovery::{Edit, check_guarantee_against, edited_report, element_spans, guarantee_drafts};
@@ -22,23 +24,34 @@ impl Rng {
 }
 
 fn main() {
-    let cases: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(1000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cases: usize = args.first().and_then(|n| n.parse().ok()).unwrap_or(1000);
+    let chosen = &args[args.len().min(1)..];
+    if let Some(unknown) = chosen.iter().find(|c| !LAYOUTS.iter().any(|(name, _)| name == c)) {
+        eprintln!("no layout `{unknown}`; the layouts: {:?}", LAYOUTS.iter().map(|(n, _)| n).collect::<Vec<_>>());
+        std::process::exit(2);
+    }
     let drafts = guarantee_drafts();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut total, mut total_failed, mut broken) = (0, 0, 0);
-    for &(name, layout) in LAYOUTS {
-        let texts: Vec<(String, Vec<std::ops::Range<usize>>, little_passes::FileReport)> = drafts
+    let started = std::time::Instant::now();
+    for (index, &(name, layout)) in LAYOUTS.iter().enumerate() {
+        if !chosen.is_empty() && !chosen.iter().any(|c| c == name) {
+            continue;
+        }
+        let layout_started = std::time::Instant::now();
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let texts: Vec<(&str, String, Vec<std::ops::Range<usize>>, little_passes::FileReport)> = drafts
             .iter()
-            .map(|(_, draft)| {
+            .map(|(draft_name, draft)| {
                 let text = lay_out(draft, layout);
                 let spans = element_spans(&text);
                 let report = edited_report(&text);
-                (text, spans, report)
+                (*draft_name, text, spans, report)
             })
             .collect();
         let mut failed = 0;
         for _ in 0..cases {
-            let (text, spans, intact) = &texts[rng.below(texts.len())];
+            let (draft_name, text, spans, intact) = &texts[rng.below(texts.len())];
             let span = &spans[rng.below(spans.len())];
             let mut start = span.start + rng.below(span.len());
             while !text.is_char_boundary(start) {
@@ -55,15 +68,18 @@ fn main() {
             }
             if let Err(message) = check_guarantee_against(text, intact, &edit) {
                 if failed < 3 {
-                    eprintln!("--- {name}: {}", message.lines().next().unwrap_or(""));
+                    eprintln!("--- {name}, {draft_name}: {}", message.lines().next().unwrap_or(""));
                     eprintln!("{edit:?}");
                 }
                 failed += 1;
             }
         }
-        println!("{name}: {cases} cases, {failed} failed");
+        println!("{name}: {cases} cases, {failed} failed, {:.1} s", layout_started.elapsed().as_secs_f64());
         total += cases;
         total_failed += failed;
     }
-    println!("all layouts: {total} cases ({broken} not JSON after the edit), {total_failed} failed");
+    println!(
+        "all: {total} cases ({broken} not JSON after the edit), {total_failed} failed, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }

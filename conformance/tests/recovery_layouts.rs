@@ -104,3 +104,30 @@ fn a_bare_word_in_the_first_example_reports_the_fault_alone() {
     sorted.sort();
     assert_eq!(sorted, expected, "{:#?}", report.diagnostics);
 }
+
+/// Found by the soak (100,000 cases a layout; 2 failures in `pretty-2`, both this case,
+/// minimised): the last edge's closing brace typed over with a comma and an opener or a
+/// value. The recovery dropped the stray comma and closed `edges` after what was typed, so
+/// the `[` and the array's own `]` read as one more edge, an array, touching the repairs
+/// but holding none: `draft.invalid_shape` (an edge must be an object) beside the parse
+/// fault, on text the edit did not all write. Such an element is unknown, as the edit's.
+#[test]
+fn an_opener_typed_over_the_last_edges_brace_is_not_an_edge_of_its_own() {
+    let drafts = guarantee_drafts();
+    for (name, _) in [("quarterly-report", 0), ("langflow", 1)] {
+        let draft = &drafts.iter().find(|(n, _)| *n == name).expect("a guarantee draft").1;
+        let text = lay_out(draft, Layout::Pretty("  "));
+        let edges_close = text.rfind("\n  ]").expect("`edges` closes last");
+        let brace = text[..edges_close].rfind('}').expect("the last edge's `}`");
+        for typed in [",,[", ",\n\n [", ",,1", ",,\"x\"", ",,null"] {
+            let edit = Edit { removed: brace..brace + 1, inserted: typed.into() };
+            check_guarantee(&text, &edit).unwrap_or_else(|message| panic!("{name}, {typed:?}: {message}"));
+            let report = little_conformance::recovery::edited_report(&edit.apply(&text));
+            assert!(
+                !report.diagnostics.iter().any(|d| d.code.as_str() == "draft.invalid_shape"),
+                "{name}, {typed:?}: {:#?}",
+                report.diagnostics
+            );
+        }
+    }
+}

@@ -137,6 +137,7 @@ registry! {
     PipelineCapabilityDrift = "pipeline.capability_drift", Error, blocking: true, "The planner manifest differs from the one recorded for this run.";
     PipelineReplayDivergence = "pipeline.replay_divergence", Error, blocking: true, "A resumed session asked for a model or tool call other than the one its event log recorded.";
     DefinitionInvalidShape = "definition.invalid_shape", Error, blocking: true, "A workflow definition element has the wrong JSON type, an unknown key, or lacks a required field.";
+    PipelineToolWithoutOutputSchema = "pipeline.tool_without_output_schema", Error, blocking: true, "A `tool.call` step calls a tool that its MCP server lists without an output schema.";
 }
 
 impl Code {

@@ -669,7 +669,7 @@ impl DraftElements {
                 }
             }
         }
-        let unknown = on_damage(&self.damaged, &seen.tree.span(seen.node));
+        let unknown = on_damage(&self.damaged, seen.tree, seen.node);
         match seen.array {
             "nodes" => add(&mut self.nodes, seen, unknown, read_node),
             "edges" => add(&mut self.edges, seen, unknown, read_edge),
@@ -746,7 +746,7 @@ fn read_array<T>(
             let mut state = ArrayRead::new(array);
             state.read.reserve_exact(items.len());
             for &item in items {
-                if on_damage(damaged, &reader.tree.span(item)) {
+                if on_damage(damaged, reader.tree, item) {
                     state.add_unknown();
                 } else if reader.tree.value(item) == JsonValue::Elided {
                     let tree = elements.parse(reader.tree.span(item));
@@ -761,9 +761,16 @@ fn read_array<T>(
     state.finish(id, set_nth, &mut reader.findings)
 }
 
-/// Whether an element at `span` overlaps what a recovery stands for.
-fn on_damage(damaged: &[Range<u32>], span: &Range<u32>) -> bool {
-    damaged.iter().any(|d| span.start < d.end && d.start < span.end)
+/// Whether an element overlaps what a recovery stands for, or is not an object and
+/// touches it: the recovery can make an element of what the edit typed and a closer that
+/// followed (a `[` typed after a comma it dropped, closed by the array's own `]`), which no
+/// repair lies inside; an element of the intact draft is an object.
+fn on_damage(damaged: &[Range<u32>], tree: &JsonTree, item: NodeIdx) -> bool {
+    let span = tree.span(item);
+    let object = matches!(tree.value(item), JsonValue::Object(_) | JsonValue::Elided);
+    damaged
+        .iter()
+        .any(|d| (span.start < d.end && d.start < span.end) || (!object && span.start <= d.end && d.start <= span.end))
 }
 
 /// Sets the occurrence count of findings rebased onto an id before it was known.

@@ -4,6 +4,8 @@
 //! Every hash is `sha256:` of the RFC 8785 canonical JSON of the value named, except the
 //! system prompt's, which is the hash of its UTF-8 text (like a `code.run` file's).
 
+use std::collections::BTreeMap;
+
 use little_frontend::definition::{Definition, ModelDecl, ModelRef, Skill, ToolDecl};
 use serde_json::{Map, Value, json};
 
@@ -160,6 +162,9 @@ pub struct Capabilities {
     /// The PlannerManifest (seed 000, stage 4) and its hash.
     pub manifest: Value,
     pub manifest_hash: String,
+    /// The tools a registry source lists without an output schema (id → the source): a
+    /// `tool.call` step may not call one, since its output could not be checked.
+    pub tools_without_output_schema: BTreeMap<String, String>,
 }
 
 impl Capabilities {
@@ -216,7 +221,15 @@ impl Capabilities {
             global_tools,
             manifest,
             manifest_hash,
+            tools_without_output_schema: BTreeMap::new(),
         }
+    }
+
+    /// The capabilities with what `registry` says of its tools that the descriptors do not
+    /// (which have no output schema); the hashes are unchanged.
+    pub fn with_registry(mut self, registry: &crate::Registry) -> Capabilities {
+        self.tools_without_output_schema = registry.without_output_schema();
+        self
     }
 
     /// The capabilities of a later outer-loop cycle: the manifest gains

@@ -169,7 +169,7 @@ pub(crate) fn capabilities_of(
     if require_global_tools {
         documents::missing_tools(&loaded)?;
     }
-    Ok(Capabilities::new(loaded.definition).for_cycle(outer_loop.as_ref()))
+    Ok(Capabilities::new(loaded.definition).for_cycle(outer_loop.as_ref()).with_registry(registry))
 }
 
 /// [`capabilities`] of a definition's text (named `display` in diagnostics), for callers
@@ -191,7 +191,6 @@ pub fn lock_with_registry(lwir: &Path, definition: &Path, registry: &Registry) -
     let capabilities = capabilities_with_registry(definition, None, registry)?;
     let bytes =
         std::fs::read(lwir).map_err(|e| Failure::Tool(format!("cannot read the LWIR `{}`: {e}", lwir.display())))?;
-    registry.outputs_for_steps(&bytes)?;
     lock_bytes(&capabilities, &lwir.display().to_string(), &bytes)
 }
 

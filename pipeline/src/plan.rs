@@ -116,7 +116,8 @@ pub fn plan_with_registry(
         return Err(run_failed(&mut *log, Session { role: ROLE, cycle }, "missing_tool", failure));
     }
     // Stages 3 and 4.
-    let capabilities = Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref());
+    let capabilities =
+        Capabilities::new(loaded.definition.clone()).for_cycle(outer_loop.as_ref()).with_registry(registry);
     let input_hash = hash(&input.value);
 
     // Stage 5: drift check against this cycle's recorded session (each outer-loop cycle of a

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use little_diagnostics::{Code, Diagnostic, LineIndex};
 use little_frontend::DocumentKind;
+use little_frontend::anchor::{Finding, Resolver};
+use little_frontend::lwir::StepCall;
 use little_passes::{Database, SourceFile};
 use serde_json::{Value, json};
 
@@ -49,6 +51,11 @@ pub fn validate(capabilities: &Capabilities, path: &str, bytes: &[u8]) -> Valida
     let file = SourceFile::new(&db, path.to_string(), text.clone());
     let report = little_passes::report(&db, workspace, file);
     let mut diagnostics = report.diagnostics;
+    let untyped = untyped_tool_calls(capabilities, &db, file);
+    if !untyped.is_empty() {
+        diagnostics.extend(untyped);
+        little_diagnostics::sort(&mut diagnostics);
+    }
     if let Some(kind) = report.document
         && kind != DocumentKind::Lwir
     {
@@ -66,6 +73,42 @@ pub fn validate(capabilities: &Capabilities, path: &str, bytes: &[u8]) -> Valida
         little_diagnostics::sort(&mut diagnostics);
     }
     Validation { path: path.to_string(), text, diagnostics }
+}
+
+/// `pipeline.tool_without_output_schema`: each `tool.call` step whose tool a registry
+/// source lists without an output schema, at the step's `with.tool`.
+fn untyped_tool_calls(capabilities: &Capabilities, db: &Database, file: SourceFile) -> Vec<Diagnostic> {
+    let untyped = &capabilities.tools_without_output_schema;
+    if untyped.is_empty() {
+        return Vec::new();
+    }
+    let (Some(lwir), Some(tree)) =
+        (little_passes::lwir::lwir_ir(db, file), little_passes::queries::whole_tree(db, file))
+    else {
+        return Vec::new();
+    };
+    let resolver = Resolver::new(tree);
+    let mut found = Vec::new();
+    for step in &lwir.steps {
+        let decl = step.decl(db);
+        let StepCall::ToolCall { tool: Some(tool) } = &decl.call else { continue };
+        let Some(source) = untyped.get(tool) else { continue };
+        let finding = Finding::new(
+            Code::PipelineToolWithoutOutputSchema,
+            step.anchor(db).at("with").at("tool"),
+            format!(
+                "step `{}` calls `{tool}`, which the MCP server `{source}` lists without an output schema: \
+                 the step's output could not be checked against the tool's",
+                decl.id
+            ),
+        )
+        .help(Some(format!(
+            "give `{tool}` an output schema in its server, declare it with one in the definition's `tools`, \
+             or get this step's output another way"
+        )));
+        found.push(resolver.resolve(finding));
+    }
+    found
 }
 
 /// A registered LWIR: its WorkflowVersion and its compiler lock.

@@ -3,6 +3,8 @@
 //! `tools` before anything is hashed, so that the same tools give the same hashes however
 //! they were found.
 
+use std::collections::BTreeMap;
+
 use little_frontend::definition::ToolDecl;
 use serde_json::Value;
 
@@ -49,32 +51,17 @@ impl Registry {
                 id: offered.id.clone(),
                 description: offered.description.clone(),
                 input_schema: offered.input_schema.clone(),
-                // Hashed as `true` (any output); a `tool.call` step on it is refused first.
+                // Hashed as `true` (any output); a `tool.call` step on it is refused by validation.
                 output_schema: offered.output_schema.clone().unwrap_or(Value::Bool(true)),
             });
         }
         Ok(tools)
     }
 
-    /// Refuses an LWIR whose `tool.call` step calls a tool its source lists without an
-    /// output schema: the step's output could not be checked against it.
-    pub fn outputs_for_steps(&self, lwir: &[u8]) -> Result<(), Failure> {
-        let Ok(document) = serde_json::from_slice::<Value>(lwir) else { return Ok(()) };
-        for step in document["steps"].as_array().into_iter().flatten() {
-            if step["uses"] != "tool.call" {
-                continue;
-            }
-            let Some(tool) = step["with"]["tool"].as_str() else { continue };
-            if let Some(offered) = self.tools.iter().find(|t| t.id == tool && t.output_schema.is_none()) {
-                return Err(Failure::Tool(format!(
-                    "step `{}` calls `{tool}`, which `{}` lists without an output schema: a `tool.call` step needs the \
-                     tool's output schema; give the tool one in its server, or declare it in the definition's `tools`",
-                    step["id"].as_str().unwrap_or_default(),
-                    offered.source
-                )));
-            }
-        }
-        Ok(())
+    /// The tools listed without an output schema, each with its source: a `tool.call`
+    /// step on one is `pipeline.tool_without_output_schema` (`register::validate`).
+    pub fn without_output_schema(&self) -> BTreeMap<String, String> {
+        self.tools.iter().filter(|t| t.output_schema.is_none()).map(|t| (t.id.clone(), t.source.clone())).collect()
     }
 }
 
@@ -111,21 +98,10 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_call_step_needs_its_tools_output_schema() {
+    fn a_tool_without_an_output_schema_is_hashed_as_any_output_and_named_with_its_source() {
         let registry =
             Registry { tools: vec![offered("srv", "plain", None), offered("srv", "typed", Some(json!({})))] };
         assert_eq!(registry.joined(&[]).unwrap()[0].output_schema, Value::Bool(true));
-        let lwir = |tool: &str| {
-            serde_json::to_vec(&json!({ "steps": [
-                { "id": "s1", "uses": "ai.generate", "with": { "tool": "plain" } },
-                { "id": "s2", "uses": "tool.call", "with": { "tool": tool } },
-            ] }))
-            .unwrap()
-        };
-        assert!(registry.outputs_for_steps(&lwir("typed")).is_ok());
-        let Err(Failure::Tool(message)) = registry.outputs_for_steps(&lwir("plain")) else {
-            panic!("expected a refusal")
-        };
-        assert!(message.contains("step `s2` calls `plain`, which `srv` lists without an output schema"), "{message}");
+        assert_eq!(registry.without_output_schema().into_iter().collect::<Vec<_>>(), [("plain".into(), "srv".into())]);
     }
 }

@@ -152,3 +152,45 @@ fn replay_divergence_page() {
     assert_eq!((replayed.session.model_calls, replayed.session.model_replayed), (0, 1));
     assert_eq!(server.request_count(), 1);
 }
+
+/// The tool-without-output-schema page: the example's tools, as a server's `tools/list`
+/// gives them, are the registry; the failing LWIR is refused at `lock` with exactly the
+/// code at the step's tool, naming the server; the fixed registry locks it.
+#[test]
+fn tool_without_output_schema_page() {
+    let pages = examples(Code::PipelineToolWithoutOutputSchema.explanation()).unwrap();
+    let scratch = Scratch::new("page-untyped-tool");
+    let block = |example: &Example, info: &str| -> String {
+        example.extra.iter().find(|(i, _)| i == info).map(|(_, b)| b.clone()).unwrap_or_else(|| panic!("{info}"))
+    };
+    let lock = |example: &Example| {
+        scratch.write("lwir.json", &example.document);
+        scratch.write("definition.json", &block(example, "json definition"));
+        let listed: Vec<serde_json::Value> = serde_json::from_str(&block(example, "json tools")).unwrap();
+        let tools = listed
+            .iter()
+            .map(|tool| little_pipeline::OfferedTool {
+                source: "python3 helpdesk.py".into(),
+                id: tool["name"].as_str().unwrap().into(),
+                description: tool["description"].as_str().unwrap().into(),
+                input_schema: tool["inputSchema"].clone(),
+                output_schema: tool.get("outputSchema").cloned(),
+            })
+            .collect();
+        let registry = little_pipeline::Registry { tools };
+        little_pipeline::lock_with_registry(&scratch.path("lwir.json"), &scratch.path("definition.json"), &registry)
+    };
+    let Err(Failure::Blocked(located)) = lock(&pages.failing) else { panic!("expected the LWIR refused") };
+    let diagnostics: Vec<_> = located.iter().flat_map(|l| &l.diagnostics).filter(|d| d.blocking()).collect();
+    assert_eq!(diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), [Code::PipelineToolWithoutOutputSchema]);
+    assert_eq!(diagnostics[0].path.as_deref(), Some("$.steps[0].with.tool"));
+    assert!(
+        diagnostics[0].message.contains(
+            "step `lookup` calls `helpdesk.getTicket`, which the MCP server `python3 helpdesk.py` lists without an output schema"
+        ),
+        "{}",
+        diagnostics[0].message
+    );
+    let locked = lock(&pages.fixed).unwrap_or_else(|f| panic!("the fixed example is refused: {f:?}"));
+    assert_eq!(locked.lock["capabilityManifest"]["tools"][0]["id"], "helpdesk.getTicket");
+}

@@ -135,3 +135,25 @@ test('it survives a 50 MB string and a 200,000-deep document', async () => {
     await client.close();
   }
 });
+
+test('a line that is not JSON, written into a session, is answered as a parse error and the session goes on', async () => {
+  const client = new Client({ name: 'little-tests', version: '0.0.0' });
+  const transport = new StdioClientTransport({ command: LITTLE, args: ['mcp'], cwd: ROOT, stderr: 'inherit' });
+  await client.connect(transport);
+  try {
+    const heard = new Promise((resolve, reject) => {
+      client.onerror = (error) => resolve(String(error?.message ?? error));
+      setTimeout(() => reject(new Error('no answer to the line in 10 s')), 10_000).unref();
+    });
+    // Bytes no SDK sends, on the pipe the SDK's transport writes to (its child process).
+    transport._process.stdin.write('this is not json\n');
+    // The SDK hears the server's answer, a JSON-RPC error with `"id": null` (JSON-RPC 2.0;
+    // the Python SDK requires the null), which this SDK's schema does not take (it wants
+    // the id left out): it reports the message as one it cannot read, and goes on.
+    assert.match(await heard, /"id"/);
+    const checked = await client.callTool({ name: 'check', arguments: { path: 'examples/quarterly-report.json' } });
+    assert.deepEqual(checked.structuredContent, JSON.parse(cli('check', '--format', 'json', 'examples/quarterly-report.json')));
+  } finally {
+    await client.close();
+  }
+});

@@ -2,7 +2,9 @@
 tools with input and output schemas, for `little snapshot|lock|verify --tools-from-mcp`.
 
 REGISTRY_DESCRIPTION changes the first tool's description; REGISTRY_DROP=getTicket leaves
-it out; REGISTRY_MODE=exit|hang|garbage makes a server that fails in that way.
+it out; REGISTRY_UNTYPED=getTicket lists it without an output schema (an unstructured
+tool, as many servers list theirs); REGISTRY_MODE=exit|hang|garbage makes a server that
+fails in that way.
 """
 
 import os
@@ -40,6 +42,7 @@ if os.environ.get("REGISTRY_DROP") != "getTicket":
     @server.tool(
         name="helpdesk.getTicket",
         description=os.environ.get("REGISTRY_DESCRIPTION", "Fetch a support ticket by its id."),
+        structured_output=os.environ.get("REGISTRY_UNTYPED") != "getTicket",
     )
     def get_ticket(ticketId: str) -> Ticket:
         return Ticket(subject="Login fails", transcript="The app crashes on login.")

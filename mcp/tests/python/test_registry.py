@@ -129,3 +129,56 @@ def test_plan_takes_its_registry_from_the_server_too(definitions, tmp_path):
         planned[name] = json.loads(out.read_text())
     assert planned["mcp"] == planned["inline"]
     assert planned["mcp"]["lock"]["capabilityManifest"]["tools"][0]["id"] == "helpdesk.getTicket"
+
+
+def calling_get_ticket(path):
+    """The example's LWIR with a `tool.call` step on `helpdesk.getTicket` before the summary."""
+    lwir = json.loads((EXAMPLE / "lwir.json").read_text())
+    lwir["permissions"]["tools"] = ["helpdesk.getTicket"]
+    lookup = {
+        "id": "lookup", "uses": "tool.call", "needs": [],
+        "with": {"tool": "helpdesk.getTicket", "input": {"ticketId": "{{ input.ticketId }}"}},
+        "output": {"mode": "object", "schema": {
+            "type": "object", "required": ["subject", "transcript"],
+            "properties": {"subject": {"type": "string"}, "transcript": {"type": "string"}},
+        }},
+    }
+    lwir["steps"][0]["needs"] = ["lookup"]
+    lwir["steps"][0]["with"]["prompt"] += "\nSubject: {{ steps.lookup.output.subject }}"
+    lwir["steps"].insert(0, lookup)
+    path.write_text(json.dumps(lwir, indent=2))
+    return path
+
+
+def test_a_tool_call_on_a_tool_listed_without_an_output_schema_is_refused_by_plan_and_lock(definitions, tmp_path):
+    from_mcp, _ = definitions
+    lwir = calling_get_ticket(tmp_path / "lwir.json")
+    untyped = {"REGISTRY_UNTYPED": "getTicket"}
+    said = (
+        f"step `lookup` calls `helpdesk.getTicket`, which the MCP server `{SERVER}` lists without an output schema"
+    )
+    # The tool itself is not refused: the definition snapshots with it, hashed as any output.
+    snapshot = little("snapshot", str(from_mcp), "--tools-from-mcp", SERVER, env=untyped)
+    assert snapshot.returncode == 0, snapshot.stderr
+    locked = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER, env=untyped)
+    assert locked.returncode == 1, locked.stdout + locked.stderr
+    assert "pipeline.tool_without_output_schema" in locked.stdout and said in locked.stdout, locked.stdout
+    planned = little(
+        "plan", str(from_mcp), "--input", str(EXAMPLE / "input.json"), "--run-id", "run_untyped",
+        "--events", str(tmp_path / "untyped.jsonl"), "--max-attempts", "2",
+        "--planner", f"cat > {tmp_path}/task-$LITTLE_ATTEMPT.json; cat {lwir}",
+        "--tools-from-mcp", SERVER, env=untyped,
+    )
+    assert planned.returncode == 1, planned.stdout + planned.stderr
+    assert "pipeline.tool_without_output_schema" in planned.stdout and said in planned.stdout, planned.stdout
+    # The planner reads the finding in its second attempt's task, as any other.
+    assert "pipeline.tool_without_output_schema" not in (tmp_path / "task-1.json").read_text()
+    assert "pipeline.tool_without_output_schema" in (tmp_path / "task-2.json").read_text()
+    # The same LWIR with the tool listed with its output schema plans and locks.
+    typed = little(
+        "plan", str(from_mcp), "--input", str(EXAMPLE / "input.json"), "--run-id", "run_typed",
+        "--events", str(tmp_path / "typed.jsonl"), "--planner", f"cat {lwir}", "--tools-from-mcp", SERVER,
+    )
+    assert typed.returncode == 0, typed.stdout + typed.stderr
+    relock = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER)
+    assert relock.returncode == 0, relock.stdout + relock.stderr
