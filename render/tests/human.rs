@@ -1,7 +1,8 @@
 //! Golden tests of the human renderer (colour off, so the output is plain ASCII).
 
-use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Code, Diagnostic, LineIndex, Related, Witness};
+use little_render::CheckedFile;
+use little_render::human::{self, HumanOptions};
 
 const DRAFT: &str = r#"{
   "format": "workflow-draft/v1",
@@ -16,6 +17,10 @@ const DRAFT: &str = r#"{
   "edgs": []
 }
 "#;
+
+fn render_human(path: &str, source: &str, diagnostics: &[Diagnostic], options: &HumanOptions) -> String {
+    human::diagnostics(&CheckedFile::of_diagnostics(path, source, diagnostics), options)
+}
 
 fn plain() -> HumanOptions {
     HumanOptions::default()

@@ -19,13 +19,7 @@ use std::path::{Component, Path};
 use little_diagnostics::{ByteRange, Code, Diagnostic, LineIndex, Severity};
 use serde_json::{Map, Value, json};
 
-/// One checked file, as every machine-readable output format sees it.
-pub struct CheckedFile<'a> {
-    /// The path as given on the command line.
-    pub path: &'a str,
-    pub text: &'a str,
-    pub diagnostics: &'a [Diagnostic],
-}
+use crate::CheckedFile;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 pub const FINGERPRINT_KEY: &str = "littleFingerprint/v1";
@@ -322,7 +316,7 @@ mod tests {
             .with_related(Related { message: "here".into(), path: "$".into(), span: Some(0..1) })
             .with_related(Related { message: "nowhere".into(), path: "$.z".into(), span: None })
             .with_witness(Witness { nodes: vec!["a".into()], edges: vec!["e".into()] });
-        let files = [CheckedFile { path: "./d.json", text, diagnostics: std::slice::from_ref(&d) }];
+        let files = [CheckedFile::of_diagnostics("./d.json", text, std::slice::from_ref(&d))];
         let log = sarif(&files, 1);
         let result = &log["runs"][0]["results"][0];
         assert_eq!(result["message"]["text"], "loop — did you mean `b`?");
@@ -341,7 +335,7 @@ mod tests {
     fn identical_diagnostics_get_distinct_fingerprints() {
         let d = Diagnostic::new(Code::DraftUnknownField, "unknown field `x`").with_path("$.x");
         let two = [d.clone(), d];
-        let files = [CheckedFile { path: "d.json", text: "{}", diagnostics: &two }];
+        let files = [CheckedFile::of_diagnostics("d.json", "{}", &two)];
         let log = sarif(&files, 0);
         let fp = |i: usize| log["runs"][0]["results"][i]["partialFingerprints"][FINGERPRINT_KEY].clone();
         assert_ne!(fp(0), fp(1));

@@ -27,6 +27,8 @@ use little_passes::project::compiled_topology;
 use little_passes::queries::document_kind;
 use little_passes::{Database, SourceFile, Workspace};
 
+use crate::CheckedFile;
+
 /// The kinds of picture `little graph` draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Picture {
@@ -36,15 +38,18 @@ pub enum Picture {
     Svg,
 }
 
-/// The draft's topology as a picture, with the diagnostics' nodes and edges marked.
+/// The draft's topology as a picture, with the nodes and edges of the checked file's
+/// diagnostics marked; the topology is read from the database the file was checked in
+/// (`source` is the file there).
 pub fn draw(
     db: &Database,
     workspace: Workspace,
-    file: SourceFile,
-    diagnostics: &[Diagnostic],
+    source: SourceFile,
+    file: &CheckedFile<'_>,
     picture: Picture,
 ) -> Result<String, String> {
-    let scene = Scene::new(topology(db, workspace, file, diagnostics)?, diagnostics);
+    let diagnostics = file.diagnostics;
+    let scene = Scene::new(topology(db, workspace, source, diagnostics)?, diagnostics);
     match picture {
         Picture::Dot => Ok(scene.dot()),
         Picture::Mermaid => Ok(scene.mermaid()),

@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use little_diagnostics::{LineIndex, Severity};
 
-use crate::sarif::{CheckedFile, artifact_path, message_text};
+use crate::CheckedFile;
+use crate::sarif::{artifact_path, message_text};
 
 /// One `::error file=…,line=…,col=…,title=CODE::message` line per diagnostic.
 pub fn annotations(files: &[CheckedFile<'_>]) -> String {
@@ -74,7 +75,7 @@ mod tests {
             Diagnostic::new(Code::RequestContextUnavailable, "no context"),
             Diagnostic::new(Code::GraphCycle, "loop").with_span(Some(0..14)),
         ];
-        let files = [CheckedFile { path: r".\drafts\a,b:c.json", text, diagnostics: &diagnostics }];
+        let files = [CheckedFile::of_diagnostics(r".\drafts\a,b:c.json", text, &diagnostics)];
         assert_eq!(
             annotations(&files),
             "::warning file=drafts/a%2Cb%3Ac.json,line=2,col=3,endLine=2,endColumn=9,title=draft.unknown_field::\

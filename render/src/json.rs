@@ -1,12 +1,16 @@
-//! The JSON form of diagnostics (`little-report/v1`, docs/reference/diagnostics.md): deterministic to the byte,
-//! with fields in a fixed order and absent fields omitted.
+//! The JSON forms: a diagnostic, the `little-report/v1` object `little check --format json`
+//! prints (docs/reference/diagnostics.md), and the `little-compiled/v1` document `little
+//! compile` writes. Deterministic to the byte, with fields in a fixed order and absent
+//! fields omitted.
 
+use little_diagnostics::{ByteRange, Diagnostic, LineIndex, Severity};
+use little_passes::project::{Candidate, View, topology_json};
 use serde_json::{Map, Value, json};
 
-use crate::{Diagnostic, LineIndex};
+use crate::CheckedFile;
 
 /// A span as JSON: byte offsets plus 1-based line and character column of the start.
-pub fn span_json(text: &str, index: &LineIndex, span: &crate::ByteRange) -> Value {
+pub fn span_json(text: &str, index: &LineIndex, span: &ByteRange) -> Value {
     let (line, column) = index.line_col(text, span.start);
     json!({ "start": span.start, "end": span.end, "line": line, "column": column })
 }
@@ -55,10 +59,52 @@ pub fn diagnostic_json(diagnostic: &Diagnostic, text: &str, index: &LineIndex) -
     Value::Object(o)
 }
 
+/// The `files[]` entry of a `little-report/v1`.
+pub fn file_json(file: &CheckedFile<'_>) -> Value {
+    let mut o = Map::new();
+    o.insert("path".into(), json!(file.path));
+    o.insert("document".into(), json!(file.document.map(|k| k.as_str())));
+    o.insert("diagnostics".into(), diagnostics_json(file));
+    o.insert("candidate".into(), file.candidate.map_or(Value::Null, |c| c.to_json()));
+    Value::Object(o)
+}
+
+/// The diagnostics of a file, in report order.
+fn diagnostics_json(file: &CheckedFile<'_>) -> Value {
+    let index = LineIndex::new(file.text);
+    Value::Array(file.diagnostics.iter().map(|d| diagnostic_json(d, file.text, &index)).collect())
+}
+
+/// The `little-report/v1` object of some checked files, with its summary.
+pub fn report_json(files: &[CheckedFile<'_>]) -> Value {
+    let all = || files.iter().flat_map(|f| f.diagnostics);
+    let count = |severity: Severity| all().filter(|d| d.severity() == severity).count();
+    json!({
+        "format": "little-report/v1",
+        "files": files.iter().map(file_json).collect::<Vec<_>>(),
+        "summary": {
+            "files": files.len(),
+            "errors": count(Severity::Error),
+            "warnings": count(Severity::Warning),
+            "blocking": all().filter(|d| d.blocking()).count(),
+        },
+    })
+}
+
+/// The `little-compiled/v1` document of a draft that compiled.
+pub fn compiled_json(candidate: &Candidate, topology: &little_ir::topology::Topology, file: &CheckedFile<'_>) -> Value {
+    json!({
+        "format": "little-compiled/v1",
+        "candidate": candidate.to_json(),
+        "topology": topology_json(topology, View::Full),
+        "diagnostics": diagnostics_json(file),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Code, Related, Witness};
+    use little_diagnostics::{Code, Related, Witness};
 
     #[test]
     fn fields_in_fixed_order_and_absent_ones_omitted() {

@@ -1,4 +1,5 @@
-//! Human rendering: one ariadne report per diagnostic.
+//! The human form: one ariadne report per diagnostic, and `little check`'s report of
+//! many files (each file's reports, what it issued, a summary line).
 //!
 //! A report is drawn from the file itself when every line it touches is short, and from a
 //! small excerpt otherwise: each touched line is cut down to windows of about
@@ -19,9 +20,11 @@ use std::ops::Range;
 
 use ariadne::{CharSet, Color, Config, Fmt, IndexType, Label, Report, ReportKind, Source};
 
-use crate::{Diagnostic, LineIndex, Related, Severity, Witness};
+use little_diagnostics::{Diagnostic, LineIndex, Related, Severity, Witness};
 
-/// How [`render_human`] draws.
+use crate::CheckedFile;
+
+/// How [`diagnostics`] draws.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HumanOptions {
     /// ANSI colours and Unicode box drawing; without colour the output is plain ASCII
@@ -46,13 +49,60 @@ const ELLIPSIS: &str = "…";
 const WINDOW_LIMIT: usize = 64 << 10;
 
 /// Renders every diagnostic of one file, in the given order, as ariadne reports.
-pub fn render_human(path: &str, source: &str, diagnostics: &[Diagnostic], options: &HumanOptions) -> String {
-    let mut renderer = Renderer::new(path, source, options);
+pub fn diagnostics(file: &CheckedFile<'_>, options: &HumanOptions) -> String {
+    let mut renderer = Renderer::new(file.path, file.text, options);
     let mut out = String::new();
-    for diagnostic in diagnostics {
+    for diagnostic in file.diagnostics {
         renderer.render(diagnostic, &mut out);
     }
     out
+}
+
+/// [`diagnostics`] without colour and with the default width, for messages that quote
+/// diagnostics (a reader document that cannot be used).
+pub fn plain(path: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
+    self::diagnostics(&CheckedFile::of_diagnostics(path, text, diagnostics), &HumanOptions::default())
+}
+
+/// `little check`'s report: each file's diagnostics, then what it issued (or that a
+/// diagnostic blocks), and a last line counting files, errors and warnings.
+pub fn report(files: &[CheckedFile<'_>], options: &HumanOptions) -> String {
+    let mut out = String::new();
+    for file in files {
+        out.push_str(&diagnostics(file, options));
+        match file.candidate {
+            Some(little_passes::Issued::Draft(candidate)) => {
+                let _ = writeln!(
+                    out,
+                    "{}: candidate {} issued (topology {})",
+                    file.path,
+                    candidate.id,
+                    little_hashing::short_id(&candidate.topology_hash)
+                );
+            }
+            Some(little_passes::Issued::Lwir(version)) => {
+                let _ = writeln!(out, "{}: workflow version {} ({})", file.path, version.id, version.hash);
+            }
+            None if file.document.is_some() && file.blocking() => {
+                let _ = writeln!(out, "{}: no candidate: a diagnostic blocks", file.path);
+            }
+            None => {}
+        }
+    }
+    let count =
+        |severity: Severity| files.iter().flat_map(|f| f.diagnostics).filter(|d| d.severity() == severity).count();
+    let _ = writeln!(
+        out,
+        "{}: {}, {}",
+        plural(files.len(), "file"),
+        plural(count(Severity::Error), "error"),
+        plural(count(Severity::Warning), "warning")
+    );
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// One label of a report, in byte offsets of the text it is drawn from.
@@ -632,7 +682,7 @@ fn note_color() -> Color {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Code, Related};
+    use little_diagnostics::{Code, Related};
 
     fn plain(max_line_chars: usize) -> HumanOptions {
         HumanOptions { color: false, max_line_chars }
@@ -656,7 +706,10 @@ mod tests {
         ];
         for diagnostic in &diagnostics {
             let options = plain(160);
-            let full = render_human("f.json", source, std::slice::from_ref(diagnostic), &options);
+            let full = super::diagnostics(
+                &CheckedFile::of_diagnostics("f.json", source, std::slice::from_ref(diagnostic)),
+                &options,
+            );
             // Force the excerpt path by rendering through it directly.
             let renderer = Renderer::new("f.json", source, &options);
             let marks = renderer.marks(diagnostic, diagnostic.span.as_ref().unwrap());
@@ -754,7 +807,7 @@ mod tests {
                         path: String::new(),
                         span: Some(len - end..len - start),
                     })];
-                let out = render_human("f", &source, &diagnostics, &plain(40));
+                let out = super::diagnostics(&CheckedFile::of_diagnostics("f", &source, &diagnostics), &plain(40));
                 assert!(out.len() < 2000, "{start}..{end}: {} bytes\n{out}", out.len());
                 let (line, column) = LineIndex::new(&source).line_col(&source, start);
                 assert!(out.contains(&format!("f:{line}:{column} ")), "{start}..{end}\n{out}");
