@@ -6,11 +6,12 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Code, Diagnostic, Severity};
-use little_passes::inputs::{InputPaths, Loaded, load_workspace};
+use little_passes::inputs::{InputPaths, Loaded, Style, load_workspace};
 use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
+use little_render::human::{self, HumanOptions};
+use little_render::{CheckedFile, github, graph, json, sarif};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_BLOCKED: i32 = 1;
@@ -246,7 +247,7 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
         bindings: inputs.bindings.clone(),
         snapshot: inputs.snapshot.clone(),
     };
-    Ok(load_workspace(db, &paths, little_passes::db::BATCH)?)
+    Ok(load_workspace(db, &paths, little_passes::db::BATCH, Style::Human(human::plain))?)
 }
 
 /// One checked file: its report and its text (for rendering spans).
@@ -259,12 +260,9 @@ struct Checked {
 }
 
 impl Checked {
-    fn as_embedded(&self) -> little_embed::Checked<'_> {
-        little_embed::Checked { path: &self.path, text: &self.text, report: &self.report }
-    }
-
-    fn as_checked_file(&self) -> crate::sarif::CheckedFile<'_> {
-        crate::sarif::CheckedFile { path: &self.path, text: &self.text, diagnostics: &self.report.diagnostics }
+    /// The file as the renderers see it.
+    fn view(&self) -> CheckedFile<'_> {
+        CheckedFile::of_report(&self.path, &self.text, &self.report)
     }
 }
 
@@ -485,65 +483,35 @@ fn check(paths: &[PathBuf], inputs: &Inputs, options: CheckOptions, out: &mut dy
         let searched: Vec<String> = paths.iter().map(|p| format!("`{}`", p.display())).collect();
         return Err(ToolError(format!("found no drafts or LWIR files below {}", searched.join(", "))));
     }
-    let count = |severity: Severity| {
-        checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.severity() == severity).count()
-    };
-    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
-    let blocking = checked.iter().flat_map(|c| &c.report.diagnostics).filter(|d| d.blocking()).count();
+    let files: Vec<CheckedFile<'_>> = checked.iter().map(Checked::view).collect();
+    let warnings = files.iter().flat_map(|f| f.diagnostics).filter(|d| d.severity() == Severity::Warning).count();
+    let blocking = files.iter().flat_map(|f| f.diagnostics).filter(|d| d.blocking()).count();
     let exit = if blocking > 0 || (deny_warnings && warnings > 0) { EXIT_BLOCKED } else { EXIT_OK };
     let written = match format {
         Format::Json => {
-            let files: Vec<little_embed::Checked<'_>> = checked.iter().map(Checked::as_embedded).collect();
-            let report = little_embed::report_json(&files);
-            writeln!(out, "{}", serde_json::to_string_pretty(&report).expect("JSON values serialize"))
-        }
-        Format::Human => write_human(&checked, errors, warnings, out),
-        Format::Sarif => {
-            let files: Vec<crate::sarif::CheckedFile<'_>> = checked.iter().map(Checked::as_checked_file).collect();
             writeln!(
                 out,
                 "{}",
-                serde_json::to_string_pretty(&crate::sarif::sarif(&files, exit)).expect("JSON values serialize")
+                serde_json::to_string_pretty(&json::report_json(&files)).expect("JSON values serialize")
             )
         }
-        Format::Github => {
-            let files: Vec<crate::sarif::CheckedFile<'_>> = checked.iter().map(Checked::as_checked_file).collect();
-            write!(out, "{}", crate::github::annotations(&files))
+        Format::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            write!(out, "{}", human::report(&files, &HumanOptions { color, ..HumanOptions::default() }))
         }
+        Format::Sarif => {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&sarif::sarif(&files, exit)).expect("JSON values serialize")
+            )
+        }
+        Format::Github => write!(out, "{}", github::annotations(&files)),
     };
     written.map_err(|e| ToolError(format!("cannot write the report: {e}")))?;
     // The process ends here: tearing the database down would only cost time.
     std::mem::forget(db);
     Ok(exit)
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
-
-fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let options = HumanOptions { color, ..HumanOptions::default() };
-    for file in checked {
-        write!(out, "{}", render_human(&file.path, &file.text, &file.report.diagnostics, &options))?;
-        match &file.report.candidate {
-            Some(little_passes::Issued::Draft(candidate)) => writeln!(
-                out,
-                "{}: candidate {} issued (topology {})",
-                file.path,
-                candidate.id,
-                little_hashing::short_id(&candidate.topology_hash)
-            )?,
-            Some(little_passes::Issued::Lwir(version)) => {
-                writeln!(out, "{}: workflow version {} ({})", file.path, version.id, version.hash)?
-            }
-            None if file.report.document.is_some() && file.report.blocking() => {
-                writeln!(out, "{}: no candidate: a diagnostic blocks", file.path)?
-            }
-            None => {}
-        }
-    }
-    writeln!(out, "{}: {}, {}", plural(checked.len(), "file"), plural(errors, "error"), plural(warnings, "warning"))
 }
 
 fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> Result<i32, ToolError> {
@@ -562,12 +530,11 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
     }
     let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
     let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
-        write!(out, "{}", render_human(&checked.path, &checked.text, &checked.report.diagnostics, &options))
-            .map_err(write_err)?;
+        write!(out, "{}", human::diagnostics(&checked.view(), &options)).map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;
         return Ok(EXIT_BLOCKED);
     };
-    let document = little_embed::compiled_json(candidate, &topology, &checked.as_embedded());
+    let document = json::compiled_json(candidate, &topology, &checked.view());
     let text = serde_json::to_string_pretty(&document).expect("JSON values serialize") + "\n";
     std::fs::write(output, text).map_err(|e| ToolError(format!("cannot write `{}`: {e}", output.display())))?;
     writeln!(out, "{}: candidate {} written to {}", checked.path, candidate.id, output.display()).map_err(write_err)?;
@@ -583,11 +550,11 @@ fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write)
         return Err(ToolError(format!("`{}` is not UTF-8", path.display())));
     };
     let picture = match format {
-        GraphFormat::Dot => crate::graph::Picture::Dot,
-        GraphFormat::Mermaid => crate::graph::Picture::Mermaid,
-        GraphFormat::Svg => crate::graph::Picture::Svg,
+        GraphFormat::Dot => graph::Picture::Dot,
+        GraphFormat::Mermaid => graph::Picture::Mermaid,
+        GraphFormat::Svg => graph::Picture::Svg,
     };
-    let drawing = crate::graph::draw(&db, ws, file, &checked.report.diagnostics, picture).map_err(ToolError)?;
+    let drawing = graph::draw(&db, ws, file, &checked.view(), picture).map_err(ToolError)?;
     write!(out, "{drawing}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)
 }
@@ -619,7 +586,7 @@ fn hash(path: &Path, out: &mut dyn Write) -> Result<i32, ToolError> {
     let errors: Vec<Diagnostic> =
         parsed.diagnostics.iter().filter(|d| d.severity() == Severity::Error).cloned().collect();
     let Some(tree) = parsed.tree.filter(|_| errors.is_empty()) else {
-        let rendered = render_human(&display(path), &text, &errors, &HumanOptions::default());
+        let rendered = human::plain(&display(path), &text, &errors);
         return Err(ToolError(format!("`{}` is not valid JSON:\n{}", path.display(), rendered.trim_end())));
     };
     let root = little_frontend::json::TreeValue { tree: &tree, idx: tree.root() };

@@ -2,11 +2,8 @@
 
 mod cli;
 mod discover;
-mod github;
-mod graph;
 mod pipeline;
 mod progress;
-mod sarif;
 mod schema;
 
 fn main() {

@@ -5,8 +5,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use little_diagnostics::render::{HumanOptions, render_human};
 use little_pipeline::{Failure, Located};
+use little_render::CheckedFile;
+use little_render::human::{self, HumanOptions};
 use little_store::Location;
 
 use crate::cli::{EXIT_BLOCKED, EXIT_OK};
@@ -326,7 +327,11 @@ fn write_blocked(located: &[Located], out: &mut dyn Write) -> std::io::Result<()
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let options = HumanOptions { color, ..HumanOptions::default() };
     for l in located {
-        write!(out, "{}", render_human(&l.path, &l.text, &l.diagnostics, &options))?;
+        write!(
+            out,
+            "{}",
+            human::diagnostics(&CheckedFile::of_diagnostics(&l.path, &l.text, &l.diagnostics), &options)
+        )?;
     }
     Ok(())
 }

@@ -1,11 +1,9 @@
-//! Diagnostics of `little`: one [`Diagnostic`] type, the registry of codes, and the
-//! renderers (human and JSON). Every pass returns diagnostics as values; the driver
-//! gathers them, sorts them and hands them to a renderer.
+//! Diagnostics of `little`: one [`Diagnostic`] type and the registry of codes. Every pass
+//! returns diagnostics as values; the driver gathers them, sorts them and hands them to a
+//! renderer (the `little-render` crate).
 
 mod codes;
-pub mod json;
 pub mod line_index;
-pub mod render;
 pub mod suggest;
 
 pub use codes::Code;

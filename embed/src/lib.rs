@@ -1,25 +1,26 @@
 //! `little` in process: the functions and the long-lived [`Workspace`] that the npm and
-//! Python packages (`bindings/node`, `bindings/python`) wrap, and the `little-report/v1`
-//! object that `little check --format json` prints ([`report_json`]). Documents come in as
+//! Python packages (`bindings/node`, `bindings/python`) wrap; their reports are the
+//! `little-report/v1` objects `little check --format json` prints (`little_render::json`). Documents come in as
 //! bytes or text and results go out as JSON values, through the same database and passes
 //! as the CLI and the language server; the planner pipeline (`plan`, `fix`, `verify`,
 //! `events`) runs in process too ([`planner`]). Every failure is an [`Error`] value; a panic is
 //! caught at each entry point and becomes an `internal` error, so none reaches a host.
 
-pub mod graph;
 pub mod planner;
 mod workspace;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use little_diagnostics::{Code, LineIndex, Severity};
+use little_diagnostics::{Code, Severity};
 use little_passes::inputs::{InputText, InputTexts, Loaded, decode, workspace_of};
-use little_passes::project::{View, compiled_topology, topology_json};
+use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile};
 use little_pipeline::{Failure, Located};
+use little_render::CheckedFile;
+use little_render::json::{compiled_json, report_json};
 use salsa::Durability;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 pub use little_diagnostics::Encoding;
 pub use workspace::{Change, Edit, Position, Workspace};
@@ -96,56 +97,17 @@ fn workspace_in(
         bindings: input(&documents.bindings, "bindings", "binding rows"),
         snapshot: input(&documents.snapshot, "snapshot", "snapshot"),
     };
-    workspace_of(db, texts, durability).map_err(|message| {
-        // The message starts by naming the document: "the catalog `catalog` cannot be used".
-        let option = ["catalog", "context", "binding rows", "snapshot"]
-            .into_iter()
-            .zip(["catalog", "context", "bindings", "snapshot"])
-            .find(|(what, _)| message.starts_with(&format!("the {what}")) || message.starts_with(what))
-            .map(|(_, option)| option);
-        Error::new("input.invalid", message, option)
-    })
-}
-
-/// One checked file, as the report shows it.
-pub struct Checked<'a> {
-    pub path: &'a str,
-    /// The text the report's lines and columns refer to.
-    pub text: &'a str,
-    pub report: &'a FileReport,
-}
-
-/// The `files[]` entry of a `little-report/v1` (docs/reference/diagnostics.md).
-pub fn file_json(checked: &Checked<'_>) -> Value {
-    let index = LineIndex::new(checked.text);
-    let diagnostics: Vec<Value> = checked
-        .report
-        .diagnostics
-        .iter()
-        .map(|d| little_diagnostics::json::diagnostic_json(d, checked.text, &index))
-        .collect();
-    let mut o = Map::new();
-    o.insert("path".into(), json!(checked.path));
-    o.insert("document".into(), json!(checked.report.document.map(|k| k.as_str())));
-    o.insert("diagnostics".into(), Value::Array(diagnostics));
-    o.insert("candidate".into(), checked.report.candidate.as_ref().map_or(Value::Null, |c| c.to_json()));
-    Value::Object(o)
-}
-
-/// The `little-report/v1` object of some checked files, with its summary.
-pub fn report_json(files: &[Checked<'_>]) -> Value {
-    let all = || files.iter().flat_map(|c| &c.report.diagnostics);
-    let count = |severity: Severity| all().filter(|d| d.severity() == severity).count();
-    json!({
-        "format": "little-report/v1",
-        "files": files.iter().map(file_json).collect::<Vec<_>>(),
-        "summary": {
-            "files": files.len(),
-            "errors": count(Severity::Error),
-            "warnings": count(Severity::Warning),
-            "blocking": all().filter(|d| d.blocking()).count(),
+    workspace_of(db, texts, durability, little_passes::inputs::Style::Human(little_render::human::plain)).map_err(
+        |message| {
+            // The message starts by naming the document: "the catalog `catalog` cannot be used".
+            let option = ["catalog", "context", "binding rows", "snapshot"]
+                .into_iter()
+                .zip(["catalog", "context", "bindings", "snapshot"])
+                .find(|(what, _)| message.starts_with(&format!("the {what}")) || message.starts_with(what))
+                .map(|(_, option)| option);
+            Error::new("input.invalid", message, option)
         },
-    })
+    )
 }
 
 /// A document entered into a database: its file (none when it is not UTF-8), and the text
@@ -197,7 +159,7 @@ fn check_one(
 pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Error> {
     guarded(|| {
         let (_, _, entered, report) = check_one(text, path, documents)?;
-        Ok(report_json(&[Checked { path, text: &entered.text, report: &report }]))
+        Ok(report_json(&[CheckedFile::of_report(path, &entered.text, &report)]))
     })
 }
 
@@ -216,26 +178,11 @@ pub fn compile(text: &[u8], path: &str, documents: &Documents) -> Result<Value, 
             ));
         }
         let topology = entered.file.and_then(|file| compiled_topology(&db, ws, file).clone());
-        let checked = Checked { path, text: &entered.text, report: &report };
+        let checked = CheckedFile::of_report(path, &entered.text, &report);
         let (Some(candidate), Some(topology)) = (report.draft_candidate(), topology) else {
             return Err(blocked(format!("{path}: not compiled: a diagnostic blocks"), report_json(&[checked]), path));
         };
         Ok(compiled_json(candidate, &topology, &checked))
-    })
-}
-
-/// The `little-compiled/v1` document of a draft that compiled.
-pub fn compiled_json(
-    candidate: &little_passes::project::Candidate,
-    topology: &little_ir::topology::Topology,
-    checked: &Checked<'_>,
-) -> Value {
-    let index = LineIndex::new(checked.text);
-    json!({
-        "format": "little-compiled/v1",
-        "candidate": candidate.to_json(),
-        "topology": topology_json(topology, View::Full),
-        "diagnostics": checked.report.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, checked.text, &index)).collect::<Vec<_>>(),
     })
 }
 
@@ -331,8 +278,8 @@ fn located_report(located: &[Located]) -> Value {
         .iter()
         .map(|l| FileReport { document: None, diagnostics: l.diagnostics.clone(), candidate: None })
         .collect();
-    let checked: Vec<Checked<'_>> =
-        located.iter().zip(&reports).map(|(l, report)| Checked { path: &l.path, text: &l.text, report }).collect();
+    let checked: Vec<CheckedFile<'_>> =
+        located.iter().zip(&reports).map(|(l, report)| CheckedFile::of_report(&l.path, &l.text, report)).collect();
     report_json(&checked)
 }
 
@@ -368,7 +315,8 @@ pub fn graph(text: &[u8], path: &str, documents: &Documents) -> Result<String, E
         let Some(file) = entered.file else {
             return Err(Error::new("document.kind", format!("`{path}` is not UTF-8"), Some(path)));
         };
-        graph::draw(&db, ws, file, &report.diagnostics, graph::Picture::Mermaid)
+        let checked = CheckedFile::of_report(path, &entered.text, &report);
+        little_render::graph::draw(&db, ws, file, &checked, little_render::graph::Picture::Mermaid)
             .map_err(|message| Error::new("document.kind", message, Some(path)))
     })
 }

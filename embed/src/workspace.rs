@@ -10,7 +10,10 @@ use little_passes::{Database, SourceFile};
 use salsa::{Durability, Setter};
 use serde_json::Value;
 
-use crate::{Checked, Documents, Error, guarded, report_json, workspace_in};
+use little_render::CheckedFile;
+use little_render::json::report_json;
+
+use crate::{Documents, Error, guarded, workspace_in};
 
 /// A position in a document: a 0-based line, and a column counted in the workspace's
 /// [`Encoding`] (UTF-16 code units for JavaScript strings, characters for Python's).
@@ -115,7 +118,7 @@ impl Workspace {
         guarded(|| {
             let open = self.open.get(path).ok_or_else(|| not_open(path))?;
             let report = little_passes::report(&self.db, self.workspace, open.file);
-            Ok(report_json(&[Checked { path, text: &open.text, report: &report }]))
+            Ok(report_json(&[CheckedFile::of_report(path, &open.text, &report)]))
         })
     }
 
@@ -132,7 +135,7 @@ impl Workspace {
     fn diagnostics(&self, path: &str) -> Value {
         let open = &self.open[path];
         let report = little_passes::diagnostics_report(&self.db, self.workspace, open.file);
-        report_json(&[Checked { path, text: &open.text, report: &report }])
+        report_json(&[CheckedFile::of_report(path, &open.text, &report)])
     }
 }
 

@@ -130,8 +130,13 @@ pub fn serve(connection: Connection, db: Database) -> Result<(), String> {
     let pull_configuration = workspace_capabilities.and_then(|w| w.configuration).unwrap_or(false);
     let (done_sender, done) = crossbeam_channel::unbounded();
     let (changed_sender, changed) = crossbeam_channel::unbounded();
-    let workspace = little_passes::inputs::load_workspace(&mut db.clone(), &Default::default(), salsa::Durability::LOW)
-        .expect("the embedded catalog is usable");
+    let workspace = little_passes::inputs::load_workspace(
+        &mut db.clone(),
+        &Default::default(),
+        salsa::Durability::LOW,
+        Style::Brief,
+    )
+    .expect("the embedded catalog is usable");
     let mut server = Server {
         sender: connection.sender.clone(),
         db,
@@ -394,7 +399,7 @@ impl Server {
             bindings: input(&settings.bindings, "binding rows")?,
             snapshot: input(&settings.snapshot, "snapshot")?,
         };
-        little_passes::inputs::workspace_of_in(&mut self.db, texts, salsa::Durability::LOW, Style::Brief)
+        little_passes::inputs::workspace_of(&mut self.db, texts, salsa::Durability::LOW, Style::Brief)
     }
 
     /// The editor's text of the open document at `path`.

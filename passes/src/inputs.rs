@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use little_diagnostics::render::{HumanOptions, render_human};
 use little_diagnostics::{Diagnostic, Severity};
 use little_frontend::anchor::{Finding, Resolver};
 use little_frontend::catalog::DEFAULT_CATALOG;
@@ -62,14 +61,8 @@ pub fn decode(bytes: Vec<u8>) -> Loaded {
 
 /// Builds the workspace, its inputs of the given durability ([`crate::db::BATCH`] for a
 /// batch run); a reader document that cannot be used is an error whose message
-/// shows every problem (rendered with its source line): it is never read as "no catalog"
-/// or "no rows".
-pub fn load_workspace(db: &mut Database, paths: &InputPaths, durability: Durability) -> Result<Workspace, String> {
-    load_workspace_in(db, paths, durability, Style::Human)
-}
-
-/// [`load_workspace`], its problems written in `style`.
-pub fn load_workspace_in(
+/// shows every problem, written in `style`: it is never read as "no catalog" or "no rows".
+pub fn load_workspace(
     db: &mut Database,
     paths: &InputPaths,
     durability: Durability,
@@ -86,7 +79,7 @@ pub fn load_workspace_in(
         read(&paths.snapshot, "snapshot")?,
     ];
     let [catalog, context, bindings, snapshot] = texts;
-    workspace_of_in(db, InputTexts { catalog, context, bindings, snapshot }, durability, style)
+    workspace_of(db, InputTexts { catalog, context, bindings, snapshot }, durability, style)
 }
 
 /// One workspace document in memory: its name in messages, its bytes, what it is.
@@ -107,12 +100,7 @@ pub struct InputTexts {
 }
 
 /// [`load_workspace`] of documents in memory.
-pub fn workspace_of(db: &mut Database, texts: InputTexts, durability: Durability) -> Result<Workspace, String> {
-    workspace_of_in(db, texts, durability, Style::Human)
-}
-
-/// [`workspace_of`], its problems written in `style`.
-pub fn workspace_of_in(
+pub fn workspace_of(
     db: &mut Database,
     texts: InputTexts,
     durability: Durability,
@@ -138,11 +126,15 @@ pub fn workspace_of_in(
     }
 }
 
+/// Writes the diagnostics of one file (its path, its text) as a terminal shows them; the
+/// renderers sit above this crate, so a driver hands one in.
+pub type RenderDiagnostics = fn(&str, &str, &[Diagnostic]) -> String;
+
 /// How the problems of unusable reader documents are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Style {
-    /// Rendered with their source lines, for a terminal.
-    Human,
+    /// Rendered with their source lines by the given renderer, for a terminal.
+    Human(RenderDiagnostics),
     /// One plain line per document, `the context `c.json` cannot be used: c.json:3:5:
     /// message (code)`, for an editor's message.
     Brief,
@@ -166,10 +158,7 @@ pub fn workspace_problems(db: &Database, ws: Workspace, style: Style) -> Option<
         let Some(first) = all.first() else { return };
         let (path, text) = (file.path(db), file.text(db));
         problems.push(match style {
-            Style::Human => format!(
-                "the {what} `{path}` cannot be used:\n{}",
-                render_human(path, text, &all, &HumanOptions::default())
-            ),
+            Style::Human(render) => format!("the {what} `{path}` cannot be used:\n{}", render(path, text, &all)),
             Style::Brief => {
                 let (line, column) = first
                     .span
@@ -200,10 +189,10 @@ pub fn workspace_problems(db: &Database, ws: Workspace, style: Style) -> Option<
     }
     if let Some(message) = crate::checks::config::catalog_schema_problems(db, catalog) {
         problems.push(match style {
-            Style::Human => message,
+            Style::Human(_) => message,
             Style::Brief => message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "),
         });
     }
-    let separator = if style == Style::Human { "" } else { "; " };
+    let separator = if matches!(style, Style::Human(_)) { "" } else { "; " };
     (!problems.is_empty()).then(|| problems.join(separator).trim_end().to_string())
 }

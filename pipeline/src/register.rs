@@ -28,7 +28,7 @@ impl Validation {
     /// The findings in the stable JSON shape of docs/reference/diagnostics.md (what a planner reads to repair).
     pub fn findings_json(&self) -> Vec<Value> {
         let index = LineIndex::new(&self.text);
-        self.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, &self.text, &index)).collect()
+        self.diagnostics.iter().map(|d| little_render::json::diagnostic_json(d, &self.text, &index)).collect()
     }
 }
 
