@@ -52,7 +52,7 @@ struct Inputs {
     /// Agent binding rows (`agent-bindings/v1`); without them binding status is unknown.
     #[arg(long, value_name = "FILE")]
     bindings: Option<PathBuf>,
-    /// WorkflowDefinitionSnapshot that LWIR files are bound against (seed 000, stage 3);
+    /// WorkflowDefinitionSnapshot that LWIR files are bound against (docs/reference/formats.md#snapshot);
     /// without it the binding checks are skipped.
     #[arg(long, value_name = "FILE")]
     snapshot: Option<PathBuf>,

@@ -1,5 +1,5 @@
 //! Reading a workflow definition (`workflow-definition/v1`): what `little plan` compiles
-//! into a WorkflowVersion (seed 000). Every wrong shape is a `definition.invalid_shape`
+//! into a WorkflowVersion (docs/reference/formats.md#definition). Every wrong shape is a `definition.invalid_shape`
 //! finding at its anchor; defaults are filled in here, so that every later stage (and
 //! every hash) sees one normalized definition.
 
@@ -82,7 +82,7 @@ pub struct AttachedMemory {
     pub access: Access,
 }
 
-/// Which memory the harness sessions see (seed 000: workflow `rw`, org `ro` by default).
+/// Which memory the harness sessions see (workflow `rw`, org `ro` by default: docs/reference/formats.md#definition).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemoryConfig {
     pub workflow: Access,

@@ -1,4 +1,4 @@
-//! Lowering of an LWIR document (`apiVersion: littleworkflow.dev/v0.1`, seed 000 stage 7,
+//! Lowering of an LWIR document (`apiVersion: littleworkflow.dev/v0.1`,
 //! docs/reference/formats.md#lwir) into position-free declarations.
 //!
 //! The reader checks the JSON shape only: required fields, JSON types, unknown keys and

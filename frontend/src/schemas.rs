@@ -49,7 +49,7 @@ schemas! {
     "bindings" => "agent-bindings/v1",
     "lwir" => "littleworkflow.dev/v0.1 Workflow (LWIR)",
     "definition" => "workflow-definition/v1",
-    "snapshot" => "WorkflowDefinitionSnapshot (seed 000, stage 3)";
+    "snapshot" => "WorkflowDefinitionSnapshot (what `little snapshot` writes)";
     writes:
     "report" => "little-report/v1 (little check --format json)",
     "compiled" => "little-compiled/v1 (little compile)",

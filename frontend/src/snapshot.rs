@@ -1,4 +1,4 @@
-//! The WorkflowDefinitionSnapshot (seed 000, stage 3) that LWIR files are bound against
+//! The WorkflowDefinitionSnapshot (docs/reference/formats.md#snapshot) that LWIR files are bound against
 //! (docs/reference/formats.md#lwir). It has no `format` field: a file given with `--snapshot` is read as one.
 //! A snapshot with a fault is a tool failure, never "no snapshot" (docs/decisions.md).
 

@@ -4,7 +4,7 @@
 //! - [`draft`]: the authored draft, lowered from JSON into typed declarations
 //!   (what the checks read). Positions stay in the parsed JSON tree, reached through
 //!   position-independent anchors, so moving text never changes these values.
-//! - [`topology`]: the compiled executable topology of the seed, with visual-only
+//! - [`topology`]: the compiled executable topology, with visual-only
 //!   families removed and node references interned as dense indices.
 
 /// An id or port name. Up to 24 bytes are stored inline, which covers nearly every id

@@ -68,7 +68,7 @@ pub struct Workspace {
     pub context: Option<SourceFile>,
     #[returns(copy)]
     pub bindings: Option<SourceFile>,
-    /// The WorkflowDefinitionSnapshot (seed 000, stage 3) that LWIR files are bound
+    /// The WorkflowDefinitionSnapshot (docs/reference/formats.md#snapshot) that LWIR files are bound
     /// against; without it the binding checks are skipped (docs/reference/formats.md#lwir).
     #[returns(copy)]
     pub snapshot: Option<SourceFile>,

@@ -1,4 +1,4 @@
-//! Stages 1, 3 and 4 of seed 000: the normalized definition and its hash, the model
+//! Stages 1, 3 and 4 of the pipeline (ARCHITECTURE.md numbers them): the normalized definition and its hash, the model
 //! slots, the WorkflowDefinitionSnapshot and the PlannerManifest.
 //!
 //! Every hash is `sha256:` of the RFC 8785 canonical JSON of the value named, except the
@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use little_frontend::definition::{Definition, ModelDecl, ModelRef, Skill, ToolDecl};
 use serde_json::{Map, Value, json};
 
-/// The harness of planner and worker sessions (seed 000).
+/// The harness of planner and worker sessions (docs/reference/harness.md).
 pub const HARNESS_ID: &str = "workflowHarness@1.0.0";
 
 /// Suffixes that tell apart two model slots derived from one model name.
@@ -155,11 +155,11 @@ pub struct Capabilities {
     pub definition_hash: String,
     pub slots: Vec<Slot>,
     pub planner_slot_id: String,
-    /// The WorkflowDefinitionSnapshot (seed 000, stage 3), fields in the seed's order.
+    /// The WorkflowDefinitionSnapshot, fields in the order of docs/reference/formats.md#snapshot.
     pub snapshot: Value,
     /// The global tools' descriptors, sorted by id (only those the registry has).
     pub global_tools: Vec<ToolDecl>,
-    /// The PlannerManifest (seed 000, stage 4) and its hash.
+    /// The PlannerManifest (docs/reference/formats.md#snapshot) and its hash.
     pub manifest: Value,
     pub manifest_hash: String,
     /// The tools a registry source lists without an output schema (id → the source): a

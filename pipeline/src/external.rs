@@ -258,10 +258,10 @@ pub fn show_duration(duration: Duration) -> String {
     }
 }
 
-/// The PlanTask of seed 000 (`kind`, `workflowSnapshot`, `input`), with what a planner
+/// The PlanTask (docs/reference/harness.md#an-external-planner---planner-cmd; `kind`, `workflowSnapshot`, `input`), with what a planner
 /// outside the SDK needs besides: the schemas and tool descriptors the snapshot only
 /// hashes, its system prompt and skills, the attempt, and for a repair the previous
-/// attempt's output and findings; for a later outer-loop cycle the seed's
+/// attempt's output and findings; for a later outer-loop cycle its
 /// `outerLoopContext`. No run id (it is in `LITTLE_RUN_ID`): the task is a function of the
 /// definition, the input, the prior cycles and the previous attempts only.
 pub fn task_json(

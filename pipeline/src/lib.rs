@@ -1,4 +1,4 @@
-//! The LWIR compile pipeline of seed 000: a workflow definition (`workflow-definition/v1`)
+//! The LWIR compile pipeline (docs/reference/command-line.md#little-plan): a workflow definition (`workflow-definition/v1`)
 //! becomes a hashed, locked WorkflowVersion.
 //!
 //! - [`capabilities`]: the normalized definition, model slots, the snapshot and the

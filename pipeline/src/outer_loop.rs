@@ -1,4 +1,4 @@
-//! Later outer-loop cycles (seed 000, "Outer-Loop Context"): `little plan --outer-loop FILE`
+//! Later outer-loop cycles (docs/reference/formats.md#definition, the outer-loop file): `little plan --outer-loop FILE`
 //! re-plans cycle N ≥ 2 of a run after the runtime's supervise step.
 //!
 //! The file: `{ "cycleNumber": N, "priorCycles": [{ "cycleNumber", "status", "output",

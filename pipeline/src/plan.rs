@@ -1,4 +1,4 @@
-//! `little plan`: stages 1 to 8 of seed 000, every step recorded in the run's event log
+//! `little plan` (docs/reference/command-line.md#little-plan): every stage of the pipeline, every step recorded in the run's event log
 //! and replayed from it on resume.
 //!
 //! The planner session (stage 6) is the built-in harness ([`crate::harness`]) or an

@@ -1,4 +1,4 @@
-//! Stages 7 and 8 of seed 000: validating an LWIR against the definition's snapshot
+//! The last steps of `little plan` (docs/reference/command-line.md#little-plan): validating an LWIR against the definition's snapshot
 //! (with `little check`'s own passes), registering it as a WorkflowVersion and locking it.
 
 use std::sync::Arc;

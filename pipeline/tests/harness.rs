@@ -96,7 +96,7 @@ fn full_session(stream: bool) {
         assert_eq!(codes, ["binding.model_not_permitted"], "{id}");
     }
 
-    // The log: the seed's event sequence, each call announced before it ended.
+    // The log: the event sequence of docs/reference/harness.md, each call announced before it ended.
     let kinds: Vec<String> = s.events("run_h").into_iter().map(|e| e.kind).collect();
     let mut expected = vec![events::SESSION_STARTED];
     for _ in 0..4 {

@@ -1,4 +1,4 @@
-//! The binding pass of seed 000 stage 7: the LWIR against the WorkflowDefinitionSnapshot
+//! The binding pass: the LWIR against the WorkflowDefinitionSnapshot
 //! (`--snapshot`). Without a snapshot the checks are skipped and one
 //! `binding.snapshot_unavailable` (info) says so, as `request.context_unavailable` does
 //! for drafts.

@@ -1,4 +1,4 @@
-//! The checks of LWIR documents (docs/reference/formats.md#lwir, seed 000 stage 7), one rule per file.
+//! The checks of LWIR documents (docs/reference/formats.md#lwir), one rule per file.
 //!
 //! `lwir_ir` lowers the file into a header and one [`Step`] tracked struct per step,
 //! identified by its id and occurrence like draft nodes, so that an edit inside one step

@@ -1,4 +1,4 @@
-//! The WorkflowVersion of an LWIR (docs/reference/hashes.md, seed 000 stage 8):
+//! The WorkflowVersion of an LWIR (docs/reference/hashes.md#workflowversion-and-lock-ids):
 //! `sha256(canonicalJson(LWIR))`, id `wfver_` + its first 16 hex digits.
 
 use little_frontend::json::{JsonTree, TreeValue};

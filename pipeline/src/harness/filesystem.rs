@@ -179,7 +179,7 @@ pub fn prepare(
     Ok(SessionFiles { scratch, workdir, memory, sandbox, unenforced })
 }
 
-/// A skill as the seed keeps it: frontmatter (name, description), then its body.
+/// A skill as a file: frontmatter (name, description), then its body.
 fn skill_file(skill: &Skill) -> String {
     let quoted = |text: &str| serde_json::to_string(text).expect("strings serialize");
     format!("---\nname: {}\ndescription: {}\n---\n{}", quoted(&skill.name), quoted(&skill.description), skill.content)

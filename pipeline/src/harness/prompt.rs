@@ -114,7 +114,7 @@ pub fn function(name: &str, description: &str, parameters: Value) -> Value {
     json!({ "type": "function", "function": { "name": name, "description": description, "parameters": parameters } })
 }
 
-/// The PlanTask of seed 000 (`kind`, `workflowSnapshot`, `input`, `outerLoopContext` for a
+/// The PlanTask (docs/reference/harness.md; `kind`, `workflowSnapshot`, `input`, `outerLoopContext` for a
 /// later cycle), with what the snapshot only hashes: the input and output schemas and
 /// the global tools' descriptors.
 pub fn plan_task(capabilities: &Capabilities, input: &Value, outer_loop: Option<&OuterLoop>) -> String {
