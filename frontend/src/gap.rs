@@ -95,10 +95,9 @@ pub(crate) fn find(text: &str) -> Option<Gap> {
     }
 }
 
-/// Whether `element` is followed by `,` and then by the `{` of an element, or by a member
-/// that is an `id` (the next element, its `{` deleted) (whitespace aside). Anything else
-/// may be the rest of it after a `}` the edit inserted: another member (a string and `:`),
-/// or a value whose opening quote the edit took (a bare word, a `\`).
+/// Whether `element` is followed by `,` and then not by a member (a string and `:`), which
+/// would be the rest of it after a `}` the edit inserted, unless that member is an `id` (the
+/// next element, its `{` deleted) (whitespace aside).
 fn cleanly_before(bytes: &[u8], element: &Range<usize>) -> bool {
     let comma = skip_ws(bytes, element.end);
     if bytes.get(comma) != Some(&b',') {
@@ -106,7 +105,7 @@ fn cleanly_before(bytes: &[u8], element: &Range<usize>) -> bool {
     }
     let next = skip_ws(bytes, comma + 1);
     if bytes.get(next) != Some(&b'"') {
-        return bytes.get(next) == Some(&b'{');
+        return true;
     }
     let end = string_end(bytes, next);
     let member = bytes[end - 1] == b'"' && end > next + 1 && bytes.get(skip_ws(bytes, end)) == Some(&b':');
