@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[3]
 LITTLE = os.environ["LITTLE_BIN"]
 SERVER = f"{sys.executable} {Path(__file__).with_name('registry_server.py')}"
 EXAMPLE = ROOT / "examples/support-summarize-ticket"
+# A Python server takes seconds to import its SDK on a loaded machine: more than the
+# default 10 s when a test starts two at once.
+SLOW_START = ("--mcp-timeout", "60s")
 
 
 def little(*args, env=None, timeout=60):
@@ -92,7 +95,7 @@ def test_verify_reports_a_changed_description_and_a_tool_no_longer_offered(defin
 
 def test_a_tool_offered_twice_is_refused(definitions):
     from_mcp, inline = definitions
-    twice = little("snapshot", str(from_mcp), "--tools-from-mcp", SERVER, "--tools-from-mcp", SERVER)
+    twice = little("snapshot", str(from_mcp), "--tools-from-mcp", SERVER, "--tools-from-mcp", SERVER, *SLOW_START)
     assert twice.returncode == 2
     assert "tool `helpdesk.closeTicket` is offered by" in twice.stderr or "tool `helpdesk.getTicket` is offered by" in twice.stderr
     also_inline = little("snapshot", str(inline), "--tools-from-mcp", SERVER)
@@ -158,16 +161,16 @@ def test_a_tool_call_on_a_tool_listed_without_an_output_schema_is_refused_by_pla
         f"step `lookup` calls `helpdesk.getTicket`, which the MCP server `{SERVER}` lists without an output schema"
     )
     # The tool itself is not refused: the definition snapshots with it, hashed as any output.
-    snapshot = little("snapshot", str(from_mcp), "--tools-from-mcp", SERVER, env=untyped)
+    snapshot = little("snapshot", str(from_mcp), "--tools-from-mcp", SERVER, *SLOW_START, env=untyped)
     assert snapshot.returncode == 0, snapshot.stderr
-    locked = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER, env=untyped)
+    locked = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER, *SLOW_START, env=untyped)
     assert locked.returncode == 1, locked.stdout + locked.stderr
     assert "pipeline.tool_without_output_schema" in locked.stdout and said in locked.stdout, locked.stdout
     planned = little(
         "plan", str(from_mcp), "--input", str(EXAMPLE / "input.json"), "--run-id", "run_untyped",
         "--events", str(tmp_path / "untyped.jsonl"), "--max-attempts", "2",
         "--planner", f"cat > {tmp_path}/task-$LITTLE_ATTEMPT.json; cat {lwir}",
-        "--tools-from-mcp", SERVER, env=untyped,
+        "--tools-from-mcp", SERVER, *SLOW_START, env=untyped,
     )
     assert planned.returncode == 1, planned.stdout + planned.stderr
     assert "pipeline.tool_without_output_schema" in planned.stdout and said in planned.stdout, planned.stdout
@@ -177,8 +180,8 @@ def test_a_tool_call_on_a_tool_listed_without_an_output_schema_is_refused_by_pla
     # The same LWIR with the tool listed with its output schema plans and locks.
     typed = little(
         "plan", str(from_mcp), "--input", str(EXAMPLE / "input.json"), "--run-id", "run_typed",
-        "--events", str(tmp_path / "typed.jsonl"), "--planner", f"cat {lwir}", "--tools-from-mcp", SERVER,
+        "--events", str(tmp_path / "typed.jsonl"), "--planner", f"cat {lwir}", "--tools-from-mcp", SERVER, *SLOW_START,
     )
     assert typed.returncode == 0, typed.stdout + typed.stderr
-    relock = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER)
+    relock = little("lock", str(lwir), "--definition", str(from_mcp), "--tools-from-mcp", SERVER, *SLOW_START)
     assert relock.returncode == 0, relock.stdout + relock.stderr
