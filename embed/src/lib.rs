@@ -233,7 +233,7 @@ pub fn compiled_json(
     let index = LineIndex::new(checked.text);
     json!({
         "format": "little-compiled/v1",
-        "candidate": candidate.to_json(),
+        "candidate": little_passes::report::Issued::Draft(candidate.clone()).to_json(),
         "topology": topology_json(topology, View::Full),
         "diagnostics": checked.report.diagnostics.iter().map(|d| little_diagnostics::json::diagnostic_json(d, checked.text, &index)).collect::<Vec<_>>(),
     })
