@@ -10,7 +10,7 @@ use little_render::CheckedFile;
 use little_render::human::{self, HumanOptions};
 use little_store::Location;
 
-use crate::cli::{EXIT_BLOCKED, EXIT_OK};
+use crate::cli::{EXIT_BLOCKED, EXIT_OK, EXIT_TOOL_FAILURE};
 
 #[derive(clap::Args)]
 pub struct SnapshotArgs {
@@ -79,8 +79,18 @@ pub struct PlanArgs {
     /// and everything it started are killed past it.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "planner")]
     timeout: Duration,
+    /// `human`: a line saying what was registered, or the diagnostics that block; `json`:
+    /// the outcome as one `little-plan/v1` object on stdout (`little schema plan`).
+    #[arg(long, value_enum, default_value = "human")]
+    format: PlanFormat,
     #[command(flatten)]
     mcp: McpRegistryArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PlanFormat {
+    Human,
+    Json,
 }
 
 /// Settings of the built-in harness, shared by `plan` and `fix`.
@@ -404,12 +414,18 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
     let mut progress = args.harness.progress();
     let _signals = little_sandbox::signals::KillChildrenOnSignal::install();
     let registry = args.mcp.registry()?;
-    match little_pipeline::plan_with_registry(&request, &registry, &mut progress) {
+    let planned = little_pipeline::plan_with_registry(&request, &registry, &mut progress);
+    if let Ok(report) = &planned
+        && let Some(path) = &args.output
+    {
+        std::fs::write(path, pretty(&report.registration.document()))
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+    if args.format == PlanFormat::Json {
+        return plan_json(planned, &args, out);
+    }
+    match planned {
         Ok(report) => {
-            if let Some(path) = &args.output {
-                std::fs::write(path, pretty(&report.registration.document()))
-                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-            }
             let how = match (&args.planner, report.planner_runs, report.replayed_attempts) {
                 (None, _, _) => session_summary(&report.session),
                 (Some(_), 0, _) => "replayed from the event log, planner not run".to_string(),
@@ -433,6 +449,27 @@ pub fn plan(args: PlanArgs, out: &mut dyn Write) -> Result<i32, String> {
         }
         Err(failure) => failed(failure, &format!("run {}", args.run_id), out),
     }
+}
+
+/// `little plan --format json`: the outcome as one `little-plan/v1` object, the packages'
+/// result or error; exit codes are the human output's.
+fn plan_json(
+    planned: Result<little_pipeline::PlanReport, Failure>,
+    args: &PlanArgs,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    use little_embed::planner;
+    let result = planned
+        .map(|report| planner::plan_result(&args.run_id, &report))
+        .map_err(|failure| planner::run_error(failure, &args.events, &args.run_id));
+    let code = match &result {
+        Ok(_) => EXIT_OK,
+        Err(error) if matches!(error.code, "blocked" | "run.failed") => EXIT_BLOCKED,
+        Err(_) => EXIT_TOOL_FAILURE,
+    };
+    let outcome = planner::plan_outcome(result, &args.run_id);
+    out.write_all(pretty(&outcome).as_bytes()).map_err(write_err)?;
+    Ok(code)
 }
 
 /// What a built-in session made for real and what the log answered.

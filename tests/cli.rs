@@ -89,10 +89,12 @@ fn check_clean_draft_issues_a_candidate() {
     assert!(is_sha256(&candidate["authoredGraphHash"]), "{candidate}");
     assert!(is_sha256(&candidate["topologyHash"]), "{candidate}");
     assert_eq!(candidate["bindingStatus"], "none", "no agent node: nothing to bind");
+    assert_eq!(candidate["kind"], "draftCandidate", "it says which candidate it is");
     let keys: Vec<&str> = candidate.as_object().expect("object").keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
+            "kind",
             "id",
             "workflowId",
             "draftId",
@@ -585,6 +587,7 @@ fn an_lwir_is_checked_and_its_candidate_is_its_workflow_version() {
     let hash = candidate["hash"].as_str().unwrap();
     assert_eq!(candidate["id"], format!("wfver_{}", &hash["sha256:".len().."sha256:".len() + 16]));
     assert_eq!(candidate["canonicalizer"], "little-workflow-canonical-json@alpha");
+    assert_eq!(candidate["kind"], "workflowVersion", "it says which candidate it is");
     // The WorkflowVersion is the hash of the document's canonical JSON: `little hash` agrees.
     let hashed = little(["hash", lwir]);
     assert!(hashed.stdout.contains(hash), "{}", hashed.stdout);

@@ -294,3 +294,65 @@ fn a_later_outer_loop_cycle_is_planned_shown_and_its_manifest_printed() {
     );
     assert_eq!(std::fs::read(dir.join("events.jsonl")).unwrap(), before);
 }
+
+#[test]
+fn plan_format_json_prints_the_outcome_registered_refused_or_drifted_as_its_schema_says() {
+    let validator = little_conformance::examples::schema_validator("plan");
+    let outcome = |run: &Run| {
+        let value = json(run);
+        let errors: Vec<String> =
+            validator.iter_errors(&value).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:#?}\n{value:#}");
+        assert_eq!(value["format"], "little-plan/v1");
+        value
+    };
+    let dir = scratch("plan-json");
+    let definition = dir.join("definition.json");
+    std::fs::copy(example("definition.json"), &definition).unwrap();
+    let lock_path = dir.join("lock.json");
+    let mut args = plan_args(&dir, "run_j", &["--format", "json", "-o", &lock_path.display().to_string()]);
+    args[1] = definition.display().to_string();
+
+    let run = little_in(&dir, &args);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let registered = outcome(&run);
+    assert_eq!(registered["outcome"], "registered");
+    assert_eq!(registered["runId"], "run_j");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    assert_eq!(registered["registration"], written, "the registration `-o` writes");
+    assert_eq!(registered["lwirVersionId"], written["workflowVersion"]["id"]);
+    assert_eq!(registered["workflowVersionId"], written["lock"]["workflowVersionId"]);
+
+    // A refused input: the run failed, with its cause and the diagnostic as a report.
+    std::fs::write(dir.join("bad-input.json"), r#"{ "ticketId": 4821, "transcript": "x" }"#).unwrap();
+    let mut bad = args.clone();
+    bad[3] = dir.join("bad-input.json").display().to_string();
+    bad[7] = "run_bad".into();
+    let run = little_in(&dir, &bad);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let refused = outcome(&run);
+    assert_eq!((&refused["outcome"], &refused["code"]), (&"failed".into(), &"run.failed".into()), "{refused:#}");
+    assert_eq!(refused["causeCode"], "input_schema_error");
+    let diagnostic = &refused["report"]["files"][0]["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "pipeline.input_schema_error", "{refused:#}");
+    assert_eq!(diagnostic["path"], "$.ticketId", "{refused:#}");
+
+    // Drift: the planner's system prompt changed since the run was planned.
+    let mut changed: Value = serde_json::from_str(&std::fs::read_to_string(&definition).unwrap()).unwrap();
+    changed["planner"]["system"] = "Something else.".into();
+    std::fs::write(&definition, changed.to_string()).unwrap();
+    let run = little_in(&dir, &args);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let drifted = outcome(&run);
+    assert_eq!(drifted["code"], "run.failed", "{drifted:#}");
+    assert_eq!(drifted["causeCode"], "capability_drift", "{drifted:#}");
+    assert_eq!(drifted["report"]["files"][0]["diagnostics"][0]["code"], "pipeline.capability_drift", "{drifted:#}");
+
+    // What little cannot do is exit 2, and still one object.
+    let mut missing = args.clone();
+    missing[3] = dir.join("missing.json").display().to_string();
+    missing[7] = "run_missing".into();
+    let run = little_in(&dir, &missing);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(outcome(&run)["code"], "failed");
+}

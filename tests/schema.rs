@@ -4,7 +4,7 @@ mod common;
 
 use common::{little, quiet};
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 14] = [
     "draft",
     "catalog",
     "context",
@@ -17,6 +17,8 @@ const NAMES: [&str; 12] = [
     "codes",
     "definition-snapshot",
     "registration",
+    "event",
+    "plan",
 ];
 
 #[test]

@@ -74,6 +74,8 @@ export interface Diagnostic {
 
 /** What a clean draft issues (docs/reference/hashes.md). */
 export interface DraftCandidate {
+  /** What this candidate is: `draftCandidate`, a draft's (an LWIR's is `workflowVersion`). */
+  kind: 'draftCandidate';
   /** `cand_<16 hex>`; absent when the draft has too little to name one. */
   id?: string;
   /** The draft's workflow id. */
@@ -94,6 +96,8 @@ export interface DraftCandidate {
 
 /** What a clean LWIR issues: its WorkflowVersion. */
 export interface WorkflowVersion {
+  /** What this candidate is: `workflowVersion`, an LWIR's (a draft's is `draftCandidate`). */
+  kind: 'workflowVersion';
   /** `wfver_<16 hex>`. */
   id: string;
   /** `sha256:` of the LWIR's canonical JSON. */
@@ -526,3 +530,623 @@ export interface Registration {
   /** What the runtime checks before it executes (`little verify`). */
   lock: CompilerLock;
 }
+
+/** The provider and model the session's calls go to. */
+export interface SessionModel {
+  /** The provider id. */
+  providerId: string;
+  /** The model id. */
+  modelId: string;
+}
+
+/** A session's start, with what resuming it checks. */
+export interface SessionStarted {
+  /** The harness that wrote the session. */
+  harnessId: string;
+  /** `builtin` (the built-in harness) or `external` (`--planner`). */
+  planner: 'builtin' | 'external';
+  /** The fixer's step id. */
+  step?: string;
+  /** `sha256:` of the capabilities manifest; a resumed run must present the same. */
+  manifestHash: string;
+  /** The capabilities manifest the session was given. */
+  manifest: JsonObject;
+  /** `sha256:` of the run's input (a planner session). */
+  inputHash?: string;
+  /** The provider and model the session's calls go to. */
+  model?: SessionModel;
+  /** The session's bounds the sandbox could not hold on this machine. */
+  unenforcedBounds?: string[];
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `harness.session.started`, as the log holds it. */
+export interface SessionStartedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.session.started';
+  /** See the kind. */
+  payload: SessionStarted;
+}
+
+/** A session taken up again after the event `afterSeq`. */
+export interface SessionResumed {
+  /** The last event of the log before this run resumed it. */
+  afterSeq: number;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `harness.session.resumed`, as the log holds it. */
+export interface SessionResumedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.session.resumed';
+  /** See the kind. */
+  payload: SessionResumed;
+}
+
+/** A built-in harness turn's request. */
+export interface TurnCalled {
+  /** The built-in harness's model turn, from 1. */
+  turn: number;
+  /** `sha256:` of the request; replay compares it. */
+  requestHash: string;
+  /** The Chat Completions request body. */
+  request: JsonObject;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** An external planner's attempt begun. */
+export interface AttemptCalled {
+  /** An external planner's attempt (one process an attempt), from 1. */
+  attempt: number;
+  /** `sha256:` of the task given on the planner's stdin. */
+  taskHash: string;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A model call: a built-in harness turn, or an external planner's attempt. */
+export type ModelCalled = TurnCalled | AttemptCalled;
+
+/** `harness.model.called`, as the log holds it. */
+export interface ModelCalledEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.model.called';
+  /** See the kind. */
+  payload: ModelCalled;
+}
+
+/** A built-in harness turn's answer. */
+export interface TurnResponded {
+  /** The built-in harness's model turn, from 1. */
+  turn: number;
+  /** The assistant message, whole (its streamed text assembled). */
+  message: JsonObject;
+  /** The token usage as the provider reported it, or null. */
+  usage: Json;
+  /** The provider's finish reason, or null. */
+  finishReason: string | null;
+  /** HTTP tries the call took (1 = no retry). */
+  tries: number;
+  /** How long the call took, in milliseconds. */
+  durationMs: number;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** An external planner attempt's output. */
+export interface AttemptResponded {
+  /** An external planner's attempt (one process an attempt), from 1. */
+  attempt: number;
+  /** What the planner wrote on stdout. */
+  output: string;
+  /** `sha256:` of the output. */
+  outputHash: string;
+  /** Whether the output is an LWIR that validates. */
+  valid: boolean;
+  /** The diagnostics that refused it, as `little-report/v1` diagnostics. */
+  findings: JsonObject[];
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A model's answer: a built-in harness turn's, or an external planner attempt's output. */
+export type ModelResponded = TurnResponded | AttemptResponded;
+
+/** `harness.model.responded`, as the log holds it. */
+export interface ModelRespondedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.model.responded';
+  /** See the kind. */
+  payload: ModelResponded;
+}
+
+/** A built-in harness turn's call that failed. */
+export interface TurnFailed {
+  /** The built-in harness's model turn, from 1. */
+  turn: number;
+  /** Why. */
+  reason: string;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** An external planner attempt that failed. */
+export interface AttemptFailed {
+  /** An external planner's attempt (one process an attempt), from 1. */
+  attempt: number;
+  /** Why. */
+  reason: string;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A model call that failed: a turn's, or an attempt's. */
+export type ModelFailed = TurnFailed | AttemptFailed;
+
+/** `harness.model.failed`, as the log holds it. */
+export interface ModelFailedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.model.failed';
+  /** See the kind. */
+  payload: ModelFailed;
+}
+
+/** A tool call of the built-in harness begun. */
+export interface HarnessToolStarted {
+  /** The built-in harness's model turn, from 1. */
+  turn: number;
+  /** The model's id of the call. */
+  callId: string;
+  /** The tool's name. */
+  tool: string;
+  /** The call's arguments, as the model gave them. */
+  arguments: Json;
+  /** Who made the call: the model. */
+  caller: 'model';
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A tool event reported by an external planner: its own fields, with the harness's. */
+export interface PlannerToolEvent {
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** An external planner's attempt (one process an attempt), from 1. */
+  attempt: number;
+  /** Who made the call: the model. */
+  caller: 'model';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /** The harness's id of the call: `a<attempt>.<n>`. */
+  callId: string;
+  /** The planner's own id of the call. */
+  plannerCallId?: Json;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+  [key: string]: Json;
+}
+
+/** A tool call begun. */
+export type ToolStarted = HarnessToolStarted | PlannerToolEvent;
+
+/** `harness.tool_call.started`, as the log holds it. */
+export interface ToolStartedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.tool_call.started';
+  /** See the kind. */
+  payload: ToolStarted;
+}
+
+/** A tool call of the built-in harness that succeeded. */
+export interface HarnessToolSucceeded {
+  /** The model's id of the call. */
+  callId: string;
+  /** The tool's name. */
+  tool: string;
+  /** What the tool returned. */
+  result: Json;
+  /** How long the call took, in milliseconds. */
+  durationMs: number;
+  /**
+   * What the call changed in the session's files, by root (`scratch`, `memory`, …):
+   * `put` paths with their `sha256` and `mode`, `removed` paths.
+   */
+  files?: JsonObject;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A tool call that succeeded. */
+export type ToolSucceeded = HarnessToolSucceeded | PlannerToolEvent;
+
+/** `harness.tool_call.succeeded`, as the log holds it. */
+export interface ToolSucceededEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.tool_call.succeeded';
+  /** See the kind. */
+  payload: ToolSucceeded;
+}
+
+/** A tool call of the built-in harness that failed. */
+export interface HarnessToolFailed {
+  /** The model's id of the call. */
+  callId: string;
+  /** The tool's name. */
+  tool: string;
+  /** Why it failed. */
+  error: Json;
+  /** How long the call took, in milliseconds. */
+  durationMs: number;
+  /**
+   * What the call changed in the session's files, by root (`scratch`, `memory`, …):
+   * `put` paths with their `sha256` and `mode`, `removed` paths.
+   */
+  files?: JsonObject;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** A tool call that failed. */
+export type ToolFailed = HarnessToolFailed | PlannerToolEvent;
+
+/** `harness.tool_call.failed`, as the log holds it. */
+export interface ToolFailedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.tool_call.failed';
+  /** See the kind. */
+  payload: ToolFailed;
+}
+
+/**
+ * A session's end: `succeeded` with what it produced, or (an external planner out of
+ * attempts) `failed`.
+ */
+export interface SessionCompleted {
+  /** How the session ended. */
+  status: 'succeeded' | 'failed';
+  /** `sha256:` of the LWIR the session produced. */
+  lwirHash?: string;
+  /** The turn of the accepted submission. */
+  turns?: number;
+  /** Submissions (built-in harness) or planner attempts made. */
+  attempts?: number;
+  /** The id of the accepted submission's call. */
+  callId?: string;
+  /** The fixer's repaired files of the step. */
+  fixedSource?: JsonObject;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `harness.session.completed`, as the log holds it. */
+export interface SessionCompletedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.session.completed';
+  /** See the kind. */
+  payload: SessionCompleted;
+}
+
+/** A built-in harness session that failed, with its reason and budgets. */
+export interface SessionFailed {
+  /** Why, e.g. past `--max-turns`. */
+  reason: string;
+  /** Turns made. */
+  turns: number;
+  /** Submissions made. */
+  attempts: number;
+  /** `--max-turns`. */
+  maxTurns: number;
+  /** `--max-attempts`. */
+  maxAttempts: number;
+  /** `--max-tokens`, when the session had one. */
+  maxTokens?: number;
+  /** The session's role: `planner` (little plan) or `fixer` (little fix). */
+  role: 'planner' | 'fixer';
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `harness.session.failed`, as the log holds it. */
+export interface SessionFailedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'harness.session.failed';
+  /** See the kind. */
+  payload: SessionFailed;
+}
+
+/** The WorkflowVersion registered and locked. */
+export interface VersionRegistered {
+  /** The lock's id of the version: `wfv_<16 hex>`. */
+  workflowVersionId: string;
+  /** `sha256:` of the LWIR's canonical JSON. */
+  workflowVersionHash: string;
+  /** The LWIR's WorkflowVersion id: `wfver_<16 hex>` (the same digits). */
+  lwirVersionId: string;
+  /** The canonical JSON the hashes are taken of. */
+  canonicalizer: string;
+  /** `sha256:` of the compiler lock. */
+  lockHash: string;
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `WorkflowVersionRegistered`, as the log holds it. */
+export interface VersionRegisteredEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'WorkflowVersionRegistered';
+  /** See the kind. */
+  payload: VersionRegistered;
+}
+
+/** The run failed: its cause code and message. */
+export interface RunFailed {
+  /**
+   * Why, as a code: `planner_session_failed`, `lwir_validation_error`,
+   * `replay_divergence`, …
+   */
+  causeCode: string;
+  /** The failure, for people. */
+  message: string;
+  /** The outer-loop cycle the event belongs to, from 1. */
+  cycle: number;
+  /**
+   * When the event was written: RFC 3339 in UTC to the millisecond
+   * (`2026-01-31T09:30:00.123Z`). Replay never reads it.
+   */
+  at: string;
+}
+
+/** `RunFailed`, as the log holds it. */
+export interface RunFailedEvent {
+  /** The run's id. */
+  runId: string;
+  /** Its 1-based position among the run's events. */
+  seq: number;
+  /** The event kind. */
+  type: 'RunFailed';
+  /** See the kind. */
+  payload: RunFailed;
+}
+
+/** A piece of the model's text as it streams: heard by the event callback, never stored. */
+export interface ModelText {
+  /** The built-in harness's model turn, from 1. */
+  turn: number;
+  /** The piece. */
+  text: string;
+}
+
+/**
+ * `harness.model.text`: the model's streamed text, heard by the event callback (`onEvent`,
+ * `on_event`, `planEvents`), never stored: it has no `seq`.
+ */
+export interface ModelTextEvent {
+  /** The run's id. */
+  runId: string;
+  /** The event kind. */
+  type: 'harness.model.text';
+  /** See the kind. */
+  payload: ModelText;
+}
+
+/**
+ * An event of a run's history, as `little events --format json` prints it and the
+ * packages' `events()` and event callbacks give it: one shape per event kind (`type`),
+ * with its payload. The log holds every kind but `harness.model.text`, which only the
+ * callback hears.
+ */
+export type Event = SessionStartedEvent | SessionResumedEvent | ModelCalledEvent | ModelRespondedEvent | ModelFailedEvent | ToolStartedEvent | ToolSucceededEvent | ToolFailedEvent | SessionCompletedEvent | SessionFailedEvent | VersionRegisteredEvent | RunFailedEvent | ModelTextEvent;
+
+/**
+ * What the built-in harness's session made for real and what the log answered (all 0 with
+ * an external planner).
+ */
+export interface SessionCounts {
+  /** Model calls made. */
+  modelCalls: number;
+  /** Tool calls made. */
+  toolCalls: number;
+  /** Model calls answered from the log. */
+  modelCallsReplayed: number;
+  /** Tool calls answered from the log. */
+  toolCallsReplayed: number;
+}
+
+/** The run registered a WorkflowVersion: what the packages' `plan` returns. */
+export interface PlanRegistered {
+  /** `little-plan/v1`. */
+  format: 'little-plan/v1';
+  /** How the run ended. */
+  outcome: 'registered';
+  /** The run's id (`--run-id`). */
+  runId: string;
+  /** The lock's id of the version: `wfv_<16 hex>`. */
+  workflowVersionId: string;
+  /** `sha256:` of the LWIR's canonical JSON. */
+  workflowVersionHash: string;
+  /** The LWIR's WorkflowVersion id: `wfver_<16 hex>` (what the human output prints). */
+  lwirVersionId: string;
+  /** See the kind. */
+  registration: Registration;
+  /** The accepted submission's (or external planner attempt's) number. */
+  submission: number;
+  /** See the kind. */
+  session: SessionCounts;
+}
+
+/** The run did not register: the error the packages' `plan` throws. */
+export interface PlanFailed {
+  /** `little-plan/v1`. */
+  format: 'little-plan/v1';
+  /** How the run ended. */
+  outcome: 'failed';
+  /** The run's id (`--run-id`). */
+  runId: string;
+  /**
+   * `run.failed` (the run recorded `RunFailed`: see `causeCode`), `blocked` (diagnostics
+   * block before the run began), `failed` (little could not do its job: a file it cannot
+   * read, a store it cannot open) or `cancelled`.
+   */
+  code: 'run.failed' | 'blocked' | 'failed' | 'cancelled';
+  /** What happened, for people. */
+  message: string;
+  /**
+   * With `run.failed`: the cause code of the run's `RunFailed` (`input_schema_error`,
+   * `missing_tool`, `capability_drift`, `lwir_validation_error`, `planner_session_failed`,
+   * `replay_divergence`, …).
+   */
+  causeCode?: string;
+  /** See the kind. */
+  report?: Report;
+}
+
+/**
+ * What `little plan --format json` prints: the run registered (the WorkflowVersion, its
+ * lock and the session's counts) or failed (the error code, the run's cause code, the
+ * diagnostics as a `little-report/v1`).
+ */
+export type PlanOutcome = PlanRegistered | PlanFailed;

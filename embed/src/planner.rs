@@ -175,8 +175,8 @@ impl little_pipeline::harness::Observer for Streamed<'_> {
 }
 
 /// The error of a failed pipeline call. A run that failed carries its `RunFailed` cause
-/// code (`cause`), read back from the log.
-fn run_error(failure: Failure, events: &str, run_id: &str) -> Error {
+/// code (`cause`), read back from the log (`events`, the store as `--events` names it).
+pub fn run_error(failure: Failure, events: &str, run_id: &str) -> Error {
     match failure {
         Failure::Cancelled => Error::new("cancelled", "the call was cancelled; run it again to resume", None),
         Failure::Tool(message) => Error::new("failed", message, None),
@@ -210,6 +210,63 @@ fn last_cause(events: &str, run_id: &str) -> Option<String> {
     cause
 }
 
+/// What a plan that registered gives: the WorkflowVersion's ids, its registration (the
+/// document `little plan -o` writes) and what the session made and replayed. The packages'
+/// `plan` and `little plan --format json` give the same.
+pub fn plan_result(run_id: &str, report: &little_pipeline::PlanReport) -> Value {
+    let session = &report.session;
+    let lock = &report.registration.lock;
+    json!({
+        "runId": run_id,
+        "workflowVersionId": lock["workflowVersionId"],
+        "workflowVersionHash": lock["workflowVersionHash"],
+        "lwirVersionId": report.registration.id(),
+        "registration": report.registration.document(),
+        "submission": report.attempt,
+        "session": {
+            "modelCalls": session.model_calls,
+            "toolCalls": session.tool_runs,
+            "modelCallsReplayed": session.model_replayed,
+            "toolCallsReplayed": session.tool_replayed,
+        },
+    })
+}
+
+/// The `format` of [`plan_outcome`]'s object.
+pub const PLAN_FORMAT: &str = "little-plan/v1";
+
+/// What `little plan --format json` prints for a plan's result (`little schema plan`):
+/// `outcome: "registered"` with [`plan_result`]'s fields, or `outcome: "failed"` with the
+/// error the packages throw (its code and message, the run's `causeCode`, the diagnostics
+/// as a `little-report/v1`).
+pub fn plan_outcome(result: Result<Value, Error>, run_id: &str) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("format".into(), PLAN_FORMAT.into());
+    let fields = match result {
+        Ok(result) => {
+            object.insert("outcome".into(), "registered".into());
+            // [`plan_result`]'s object.
+            result.as_object().cloned().unwrap_or_default()
+        }
+        Err(error) => {
+            object.insert("outcome".into(), "failed".into());
+            let mut fields = serde_json::Map::new();
+            fields.insert("runId".into(), run_id.into());
+            fields.insert("code".into(), error.code.into());
+            fields.insert("message".into(), error.message.into());
+            if let Some(cause) = error.cause {
+                fields.insert("causeCode".into(), cause.into());
+            }
+            if let Some(report) = error.report {
+                fields.insert("report".into(), *report);
+            }
+            fields
+        }
+    };
+    object.extend(fields);
+    Value::Object(object)
+}
+
 /// `little plan` in process: the registered WorkflowVersion and its lock (the document
 /// `little plan -o` writes, as `registration`), with what the session made and replayed.
 pub fn plan(call: &PlanCall, hooks: &Hooks<'_>) -> Result<Value, Error> {
@@ -229,22 +286,7 @@ pub fn plan(call: &PlanCall, hooks: &Hooks<'_>) -> Result<Value, Error> {
         let mut streamed = Streamed { run_id: &call.run_id, turn: 0, on_event: hooks.on_event.as_deref() };
         let report = little_pipeline::plan(&request, &mut streamed)
             .map_err(|failure| run_error(failure, &call.events, &call.run_id))?;
-        let session = &report.session;
-        let lock = &report.registration.lock;
-        Ok(json!({
-            "runId": call.run_id,
-            "workflowVersionId": lock["workflowVersionId"],
-            "workflowVersionHash": lock["workflowVersionHash"],
-            "lwirVersionId": report.registration.id(),
-            "registration": report.registration.document(),
-            "submission": report.attempt,
-            "session": {
-                "modelCalls": session.model_calls,
-                "toolCalls": session.tool_runs,
-                "modelCallsReplayed": session.model_replayed,
-                "toolCallsReplayed": session.tool_replayed,
-            },
-        }))
+        Ok(plan_result(&call.run_id, &report))
     })
 }
 

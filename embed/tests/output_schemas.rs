@@ -1,12 +1,13 @@
 //! What little writes, held to the schemas of `schemas/` that say so (`written`): every
 //! bundled example's report, its compiled document or the report that blocks it, a
-//! workspace's reports, the code list, a snapshot and a registration validate against
+//! workspace's reports, the code list, a snapshot, a registration, a session's events and
+//! what `little plan --format json` prints validate against
 //! their schema, which closes every object. The packages' type declarations are generated
 //! from these schemas (`bindings/typegen`), so this is what makes them exact: a field
 //! little adds or drops fails here before any declaration goes stale.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use little_conformance::examples::{EXAMPLES, schema_validator};
 use little_embed::{Change, Documents, Encoding, Workspace};
@@ -99,6 +100,70 @@ fn outputs() -> Vec<(String, &'static str, Value)> {
     let fixed = String::from_utf8(read("examples/quarterly-report.json")).unwrap();
     out.push(("workspace update".into(), "report", workspace.update("a.json", Change::Text(fixed)).expect("updated")));
     out.push(("workspace report".into(), "report", workspace.report("a.json").expect("a report")));
+    // Events as real sessions wrote them: one of each kind and shape (built-in planner and
+    // fixer, external planner, failures, a resume, a token budget), picked from the logs of
+    // the pipeline's and the planner's tests, which hold every event they write to the
+    // schema as well (pipeline/tests/common, embed/tests/planner.rs).
+    let log = String::from_utf8(read("embed/tests/fixtures/events.jsonl")).unwrap();
+    for (n, line) in log.lines().enumerate() {
+        out.push((format!("events.jsonl:{}", n + 1), "event", serde_json::from_str(line).expect("an event")));
+    }
+    out.extend(plan_outcomes());
+    out
+}
+
+/// A model that submits the worked example's LWIR at once.
+struct Submits;
+
+impl little_embed::planner::HostModel for Submits {
+    fn complete(&self, _provider: &str, _body: &Value) -> Result<Value, String> {
+        let lwir: Value = serde_json::from_slice(&read("examples/support-summarize-ticket/lwir.json")).unwrap();
+        Ok(json!({ "role": "assistant", "content": null, "tool_calls": [{
+            "id": "s1", "type": "function", "function": { "name": "submit_lwir", "arguments": { "lwir": lwir } }
+        }] }))
+    }
+}
+
+/// What `little plan --format json` prints for a run that registers, one whose input is
+/// refused and one whose file cannot be read (`little_embed::planner::plan_outcome`).
+fn plan_outcomes() -> Vec<(String, &'static str, Value)> {
+    use little_embed::planner::{self, HarnessSettings, Hooks, PlanCall, plan_outcome};
+    // Each test that reads the outputs plans in a folder of its own.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("little-embed-plan-outcomes-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-summarize-ticket");
+    std::fs::write(dir.join("bad-input.json"), r#"{ "ticketId": 4821, "transcript": "x" }"#).unwrap();
+    let call = |run_id: &str, input: PathBuf| PlanCall {
+        definition: example.join("definition.json"),
+        input,
+        run_id: run_id.into(),
+        events: dir.join("events.jsonl").display().to_string(),
+        max_attempts: 3,
+        outer_loop: None,
+        harness: HarnessSettings {
+            bwrap: false,
+            memory_root: Some(dir.join("memory")),
+            lock_wait: std::time::Duration::ZERO,
+            ..HarnessSettings::default()
+        },
+    };
+    let hooks = Hooks { model: Some(&Submits), ..Hooks::default() };
+    let mut out = Vec::new();
+    for (label, run_id, input) in [
+        ("plan registered", "run_ok", example.join("input.json")),
+        ("plan refused input", "run_bad", dir.join("bad-input.json")),
+        ("plan unreadable input", "run_gone", dir.join("missing.json")),
+    ] {
+        let result = planner::plan(&call(run_id, input), &hooks);
+        out.push((label.to_string(), "plan", plan_outcome(result, run_id)));
+    }
+    assert_eq!(out[0].2["outcome"], "registered", "{:#}", out[0].2);
+    assert_eq!(out[1].2["causeCode"], "input_schema_error", "{:#}", out[1].2);
+    assert_eq!(out[2].2["code"], "failed", "{:#}", out[2].2);
+    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 

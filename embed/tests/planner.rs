@@ -91,11 +91,29 @@ impl Dir {
     }
 }
 
+/// The errors of an event against the event schema (`little schema event`), from which
+/// the packages' event types are generated.
+fn unlike_the_schema(event: &Value) -> Vec<String> {
+    thread_local! {
+        static VALIDATOR: jsonschema::Validator = little_conformance::examples::schema_validator("event");
+    }
+    VALIDATOR.with(|v| v.iter_errors(event).map(|e| format!("{}: {e}", e.instance_path())).collect())
+}
+
 impl Drop for Dir {
     fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
+        if std::thread::panicking() {
+            return;
         }
+        // Every event the test's sessions wrote follows the schema.
+        let log = self.0.join("events.jsonl");
+        if log.exists() {
+            for event in planner::events(&log.display().to_string(), None).unwrap() {
+                let errors = unlike_the_schema(&event);
+                assert!(errors.is_empty(), "{errors:#?}\n{event:#}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -122,6 +140,10 @@ fn a_provider_given_as_a_value_plans_and_the_callback_hears_every_event_in_order
     assert_eq!(result["session"]["modelCalls"], 3);
 
     let heard = heard.lock().unwrap().clone();
+    for event in &heard {
+        let errors = unlike_the_schema(event);
+        assert!(errors.is_empty(), "what the callback hears follows the schema too: {errors:#?}\n{event:#}");
+    }
     let stored: Vec<Value> = heard.iter().filter(|e| e.get("seq").is_some()).cloned().collect();
     assert_eq!(stored, dir.events("run_v"), "every stored event, in order, as written");
     let text: String = heard

@@ -56,6 +56,8 @@ schemas! {
     "codes" => "the diagnostic codes (the packages' codes())",
     "definition-snapshot" => "the WorkflowDefinitionSnapshot little snapshot writes",
     "registration" => "WorkflowVersion and compiler lock (little lock)",
+    "event" => "an event of a run's history (little events --format json)",
+    "plan" => "little-plan/v1 (little plan --format json)",
 }
 
 /// The schema named `name`.

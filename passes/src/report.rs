@@ -122,12 +122,25 @@ impl Issued {
         }
     }
 
+    /// As a report (and a compiled document) holds it: the candidate's fields after its
+    /// `kind`, which says which of the two it is.
     pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Issued::Draft(candidate) => candidate.to_json(),
-            Issued::Lwir(version) => version.to_json(),
+        let (kind, fields) = match self {
+            Issued::Draft(candidate) => (Issued::DRAFT, candidate.to_json()),
+            Issued::Lwir(version) => (Issued::LWIR, version.to_json()),
+        };
+        let mut object = serde_json::Map::new();
+        object.insert("kind".into(), kind.into());
+        if let serde_json::Value::Object(fields) = fields {
+            object.extend(fields);
         }
+        serde_json::Value::Object(object)
     }
+
+    /// The `kind` of a draft's candidate.
+    pub const DRAFT: &str = "draftCandidate";
+    /// The `kind` of an LWIR's WorkflowVersion.
+    pub const LWIR: &str = "workflowVersion";
 
     /// The draft candidate, if this is one.
     pub fn draft(&self) -> Option<&Candidate> {

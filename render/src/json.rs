@@ -95,7 +95,7 @@ pub fn report_json(files: &[CheckedFile<'_>]) -> Value {
 pub fn compiled_json(candidate: &Candidate, topology: &little_ir::topology::Topology, file: &CheckedFile<'_>) -> Value {
     json!({
         "format": "little-compiled/v1",
-        "candidate": candidate.to_json(),
+        "candidate": little_passes::report::Issued::Draft(candidate.clone()).to_json(),
         "topology": topology_json(topology, View::Full),
         "diagnostics": diagnostics_json(file),
     })

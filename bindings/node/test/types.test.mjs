@@ -1,7 +1,7 @@
 // index.d.ts (by hand) and types.d.ts (generated from the schemas of what little writes,
 // by bindings/typegen) are held here to what little gives. The real output of
 // every example (reports, candidates, compiled documents, codes, snapshot, lock, a
-// workspace's reports) is written out as typed literals, where TypeScript refuses a
+// workspace's reports, a session's events) is written out as typed literals, where TypeScript refuses a
 // missing, extra or mistyped field, and type-checked with test/usage.mts and usage.cts,
 // which use the API as programs would.
 
@@ -47,6 +47,16 @@ function outputs() {
   const workspace = new little.Workspace(documents(['--context', 'examples/context.json']));
   typed('L.Report', workspace.open('a.json', readText('examples/broken-wiring.json')));
   typed('L.Report', workspace.report('a.json'));
+
+  // Events of every kind and shape, as real sessions wrote them (the Rust tests hold every
+  // event their sessions write to the schema these types come from).
+  const logged = readText('embed/tests/fixtures/events.jsonl').trim().split('\n').map((line) => JSON.parse(line));
+  for (const event of logged) typed(event.seq === undefined ? 'L.PlannerEvent' : 'L.StoredEvent', event);
+  const registered = logged.find((e) => e.type === 'WorkflowVersionRegistered');
+  typed('L.StoredEvent', { ...registered, payload: { ...registered.payload, extra: 1 } }, 'a payload field little does not write');
+  typed('L.StoredEvent', { ...registered, type: 'RunFailed' }, "a kind with another kind's payload");
+  const text = logged.find((e) => e.type === 'harness.model.text');
+  typed('L.StoredEvent', text, 'the streamed text is heard, never stored');
 
   // The declarations are strict enough to refuse output that is not little's.
   const report = little.check(read('examples/cycle.json'));

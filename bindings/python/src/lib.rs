@@ -220,20 +220,35 @@ impl Workspace {
 
 #[pymethods]
 impl Workspace {
-    /// `Workspace(*, catalog=None, context=None, bindings=None, snapshot=None)`: columns
-    /// of edits count characters, as Python's strings do.
+    /// `Workspace(*, catalog=None, context=None, bindings=None, snapshot=None,
+    /// columns="characters")`: what the columns of edits count: `characters`, as Python's
+    /// strings do; `utf-16` code units, as web editors (and the npm package's Workspace)
+    /// send them; or `utf-8` bytes.
     #[new]
-    #[pyo3(signature = (*, catalog = None, context = None, bindings = None, snapshot = None))]
+    #[pyo3(signature = (*, catalog = None, context = None, bindings = None, snapshot = None, columns = "characters"))]
     fn new(
         py: Python<'_>,
         catalog: Option<&Bound<'_, PyAny>>,
         context: Option<&Bound<'_, PyAny>>,
         bindings: Option<&Bound<'_, PyAny>>,
         snapshot: Option<&Bound<'_, PyAny>>,
+        columns: &str,
     ) -> PyResult<Workspace> {
         entry(py, || {
+            let encoding = match columns {
+                "characters" => Encoding::Utf32,
+                "utf-16" => Encoding::Utf16,
+                "utf-8" => Encoding::Utf8,
+                other => {
+                    return Err(Fail::Little(Error::new(
+                        "input.invalid",
+                        format!("`columns` is \"characters\", \"utf-16\" or \"utf-8\", not {other:?}"),
+                        Some("columns"),
+                    )));
+                }
+            };
             let documents = documents(catalog, context, bindings, snapshot)?;
-            let workspace = py.detach(|| little_embed::Workspace::new(&documents, Encoding::Utf32))?;
+            let workspace = py.detach(|| little_embed::Workspace::new(&documents, encoding))?;
             Ok(Workspace { inner: Mutex::new(workspace) })
         })
     }

@@ -1,5 +1,6 @@
 """The types shipped in the wheel (py.typed, the TypedDicts, _native.pyi) hold."""
 
+import json
 import re
 import subprocess
 import sys
@@ -79,6 +80,15 @@ def test_the_typed_dicts_type_the_real_output(tmp_path):
     workspace = little.Workspace(**documents(("--context", "examples/context.json")))
     typed("L.Report", workspace.open("a.json", read("examples/broken-wiring.json")))
     typed("L.Report", workspace.report("a.json"))
+
+    # Events of every kind and shape, as real sessions wrote them (the Rust tests hold every
+    # event their sessions write to the schema these types come from).
+    logged = [json.loads(line) for line in read("embed/tests/fixtures/events.jsonl").decode().splitlines() if line]
+    for event in logged:
+        typed("L.Event", event)
+    registered = next(e for e in logged if e["type"] == "WorkflowVersionRegistered")
+    typed("L.VersionRegisteredEvent", {**registered, "payload": {**registered["payload"], "extra": 1}}, "typeddict-unknown-key")
+    typed("L.RunFailedEvent", registered, "typeddict-item")
 
     report = little.check(read("examples/cycle.json"))
     diagnostic = report["files"][0]["diagnostics"][0]

@@ -146,3 +146,22 @@ def test_threads_sharing_a_workspace_each_see_their_own_document():
         thread.join()
     assert failures == []
     assert workspace.paths() == []
+
+
+def test_columns_count_characters_utf16_code_units_or_utf8_bytes_as_asked():
+    # "😀" is one character, two UTF-16 code units, four UTF-8 bytes: the same place after
+    # it is column 1, 2 or 4, as each kind of editor counts.
+    text = '{"a": "😀b"}'
+    for columns, after in [("characters", 8), ("utf-16", 9), ("utf-8", 11)]:
+        workspace = little.Workspace(columns=columns)
+        workspace.open("a.json", text)
+        workspace.update("a.json", [{"range": {"start": at(0, after), "end": at(0, after + 1)}, "text": "c"}])
+        assert workspace.text("a.json") == '{"a": "😀c"}', columns
+    # The default counts characters, as Python's strings do.
+    workspace = little.Workspace()
+    workspace.open("a.json", text)
+    workspace.update("a.json", [{"range": {"start": at(0, 8), "end": at(0, 9)}, "text": "c"}])
+    assert workspace.text("a.json") == '{"a": "😀c"}'
+    with pytest.raises(little.LittleError) as raised:
+        little.Workspace(columns="utf-32")
+    assert (raised.value.code, raised.value.path) == ("input.invalid", "columns")

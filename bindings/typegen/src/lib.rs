@@ -685,8 +685,8 @@ impl Model {
                 }
                 Shape::Object { properties, rest: Some(rest) } => {
                     // A TypedDict has no type for other keys: when every key is of one
-                    // type, the object is a dict of it.
-                    if let Some(p) = properties.iter().find(|p| &p.ty != rest) {
+                    // type, or the others are of any type, the object is a dict of it.
+                    if let Some(p) = properties.iter().find(|p| *rest != Ty::Any && &p.ty != rest) {
                         return Err(Error(format!(
                             "{}: `{}` has the property `{}` of another type than its other keys; \
                              Python's TypedDict cannot say that",

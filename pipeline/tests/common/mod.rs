@@ -23,6 +23,9 @@ pub struct Scratch {
     pub dir: PathBuf,
     /// The database URL, when the runs' history is kept there.
     database: Option<String>,
+    /// Whether the test wrote the log itself (an edited history need not be one little
+    /// writes).
+    tampered: std::cell::Cell<bool>,
 }
 
 /// The test server's URL (`scripts/postgres-server.sh start`), or `None` with a note
@@ -55,7 +58,7 @@ impl Scratch {
         let dir = std::env::temp_dir().join(format!("little-pipeline-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let scratch = Scratch { dir, database };
+        let scratch = Scratch { dir, database, tampered: std::cell::Cell::new(false) };
         scratch.write("definition.json", &example("definition.json"));
         scratch.write("input.json", &example("input.json"));
         scratch.write("lwir.json", &example("lwir.json"));
@@ -67,6 +70,9 @@ impl Scratch {
     }
 
     pub fn write(&self, name: &str, text: &str) {
+        if name == "events.jsonl" {
+            self.tampered.set(true);
+        }
         std::fs::write(self.path(name), text).unwrap();
     }
 
@@ -235,6 +241,7 @@ fi"#,
 
     /// Replaces the recorded events of a run with `events` (the test's edit of a history).
     pub fn rewrite_events(&self, run_id: &str, events: &[little_pipeline::events::Event]) {
+        self.tampered.set(true);
         match &self.database {
             None => {
                 let text: String = events.iter().map(|e| e.to_text() + "\n").collect();
@@ -270,6 +277,31 @@ fi"#,
             .filter(|e| e.run_id == run_id)
             .map(|e| e.kind)
             .collect()
+    }
+}
+
+/// Every event a test's sessions wrote to the folder's log follows the event schema
+/// (`little schema event`), from which the packages' event types are generated: a field
+/// the pipeline adds, drops or retypes fails the test that wrote it.
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let log = self.path("events.jsonl");
+        if std::thread::panicking() || self.tampered.get() || !log.exists() {
+            return;
+        }
+        let validator = little_conformance::examples::schema_validator("event");
+        for event in little_pipeline::events::read(&log).expect("the log reads").events {
+            let json = event.to_json();
+            let errors: Vec<String> =
+                validator.iter_errors(&json).map(|e| format!("{}: {e}", e.instance_path())).collect();
+            assert!(
+                errors.is_empty(),
+                "event {} ({}) of run {} does not follow schemas/event.schema.json: {errors:#?}\n{json:#}",
+                event.seq,
+                event.kind,
+                event.run_id
+            );
+        }
     }
 }
 

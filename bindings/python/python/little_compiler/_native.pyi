@@ -1,5 +1,5 @@
 # Types of the Rust extension (src/lib.rs); little_compiler re-exports all of it.
-from typing import Any, Dict, List, Optional, Union, final
+from typing import Any, Dict, List, Literal, Optional, Union, final
 
 from ._inputs import Change, Document
 from ._types import CodeInfo, Compiled, DefinitionSnapshot, Registration, Report
@@ -87,9 +87,12 @@ class Workspace:
         context: Optional[Document] = None,
         bindings: Optional[Document] = None,
         snapshot: Optional[Document] = None,
+        columns: Literal["characters", "utf-16", "utf-8"] = "characters",
     ) -> "Workspace":
-        """A workspace against these documents (fixed for its lifetime); edits count
-        columns in characters. LittleError ``input.invalid`` for one that cannot be used."""
+        """A workspace against these documents (fixed for its lifetime). The columns of
+        edits count ``columns``: characters (as Python's strings do), UTF-16 code units (as
+        web editors and the npm package's Workspace send them) or UTF-8 bytes. LittleError
+        ``input.invalid`` for a document or a ``columns`` that cannot be used."""
     def open(self, path: str, text: Union[str, bytes, bytearray]) -> Report:
         """Opens (or replaces) a document: its report, without the candidate (None)."""
 

@@ -14,9 +14,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _native
 from ._native import Cancel
+from ._types import Event
 
 PathLike = Union[str, "os.PathLike[str]"]
-OnEvent = Callable[[Dict[str, Any]], Any]
+OnEvent = Callable[[Event], Any]
 
 _PROVIDER_KEYS = {"base_url": "baseUrl", "api_key": "apiKey", "stream": "stream", "timeout": "timeout"}
 
@@ -159,6 +160,6 @@ def verify(*, lwir: PathLike, lock: PathLike, definition: Optional[PathLike] = N
     )
 
 
-def events(store: str, *, run_id: Optional[str] = None) -> List[Dict[str, Any]]:
+def events(store: str, *, run_id: Optional[str] = None) -> List[Event]:
     """The events of a store (a log path or a database URL), as ``little events --format json``."""
     return _native.events(os.fspath(store), run_id)  # type: ignore[no-any-return]

@@ -14,6 +14,9 @@ __all__ = [
     "AgentBinding",
     "Artifact",
     "AttachedMemory",
+    "AttemptCalled",
+    "AttemptFailed",
+    "AttemptResponded",
     "Branch",
     "Candidate",
     "CapabilityManifest",
@@ -27,15 +30,31 @@ __all__ = [
     "Diagnostic",
     "DocumentKind",
     "DraftCandidate",
+    "Event",
     "FileReport",
     "Flags",
+    "HarnessToolFailed",
+    "HarnessToolStarted",
+    "HarnessToolSucceeded",
     "LockedModelSlot",
     "LockedTool",
     "Mapping",
     "MemoryConfig",
+    "ModelCalled",
+    "ModelCalledEvent",
+    "ModelFailed",
+    "ModelFailedEvent",
+    "ModelResponded",
+    "ModelRespondedEvent",
     "ModelSlot",
+    "ModelText",
+    "ModelTextEvent",
     "PackageBinding",
+    "PlanFailed",
+    "PlanOutcome",
+    "PlanRegistered",
     "PlannerConfig",
+    "PlannerToolEvent",
     "Point",
     "RegisteredVersion",
     "Registration",
@@ -43,13 +62,36 @@ __all__ = [
     "Report",
     "RequestedOutput",
     "Retry",
+    "RunFailed",
+    "RunFailedEvent",
+    "SessionCompleted",
+    "SessionCompletedEvent",
+    "SessionCounts",
+    "SessionFailed",
+    "SessionFailedEvent",
+    "SessionModel",
+    "SessionResumed",
+    "SessionResumedEvent",
+    "SessionStarted",
+    "SessionStartedEvent",
     "Severity",
     "Span",
     "Summary",
+    "ToolFailed",
+    "ToolFailedEvent",
+    "ToolStarted",
+    "ToolStartedEvent",
+    "ToolSucceeded",
+    "ToolSucceededEvent",
     "Topology",
     "TopologyNode",
     "Transition",
     "TransitionEnd",
+    "TurnCalled",
+    "TurnFailed",
+    "TurnResponded",
+    "VersionRegistered",
+    "VersionRegisteredEvent",
     "Witness",
     "WorkerConfig",
     "WorkflowVersion",
@@ -134,6 +176,9 @@ class Diagnostic(_DiagnosticRequired, total=False):
 
 
 class _DraftCandidateRequired(TypedDict):
+    #: What this candidate is: ``draftCandidate``, a draft's (an LWIR's is
+    #: ``workflowVersion``).
+    kind: Literal["draftCandidate"]
     #: The draft's workflow id.
     workflowId: str
     #: The draft's id.
@@ -160,6 +205,9 @@ class DraftCandidate(_DraftCandidateRequired, total=False):
 class WorkflowVersion(TypedDict):
     """What a clean LWIR issues: its WorkflowVersion."""
 
+    #: What this candidate is: ``workflowVersion``, an LWIR's (a draft's is
+    #: ``draftCandidate``).
+    kind: Literal["workflowVersion"]
     #: ``wfver_<16 hex>``.
     id: str
     #: ``sha256:`` of the LWIR's canonical JSON.
@@ -610,3 +658,621 @@ class Registration(TypedDict):
     workflowVersion: RegisteredVersion
     #: What the runtime checks before it executes (``little verify``).
     lock: CompilerLock
+
+
+class SessionModel(TypedDict):
+    """The provider and model the session's calls go to."""
+
+    #: The provider id.
+    providerId: str
+    #: The model id.
+    modelId: str
+
+
+class _SessionStartedRequired(TypedDict):
+    #: The harness that wrote the session.
+    harnessId: str
+    #: ``builtin`` (the built-in harness) or ``external`` (``--planner``).
+    planner: Literal["builtin", "external"]
+    #: ``sha256:`` of the capabilities manifest; a resumed run must present the same.
+    manifestHash: str
+    #: The capabilities manifest the session was given.
+    manifest: Dict[str, Any]
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class SessionStarted(_SessionStartedRequired, total=False):
+    """A session's start, with what resuming it checks."""
+
+    #: The fixer's step id.
+    step: str
+    #: ``sha256:`` of the run's input (a planner session).
+    inputHash: str
+    #: The provider and model the session's calls go to.
+    model: SessionModel
+    #: The session's bounds the sandbox could not hold on this machine.
+    unenforcedBounds: List[str]
+
+
+class SessionStartedEvent(TypedDict):
+    """``harness.session.started``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.session.started"]
+    #: See the kind.
+    payload: SessionStarted
+
+
+class SessionResumed(TypedDict):
+    """A session taken up again after the event ``afterSeq``."""
+
+    #: The last event of the log before this run resumed it.
+    afterSeq: int
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class SessionResumedEvent(TypedDict):
+    """``harness.session.resumed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.session.resumed"]
+    #: See the kind.
+    payload: SessionResumed
+
+
+class TurnCalled(TypedDict):
+    """A built-in harness turn's request."""
+
+    #: The built-in harness's model turn, from 1.
+    turn: int
+    #: ``sha256:`` of the request; replay compares it.
+    requestHash: str
+    #: The Chat Completions request body.
+    request: Dict[str, Any]
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class AttemptCalled(TypedDict):
+    """An external planner's attempt begun."""
+
+    #: An external planner's attempt (one process an attempt), from 1.
+    attempt: int
+    #: ``sha256:`` of the task given on the planner's stdin.
+    taskHash: str
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+#: A model call: a built-in harness turn, or an external planner's attempt.
+ModelCalled = Union[TurnCalled, AttemptCalled]
+
+
+class ModelCalledEvent(TypedDict):
+    """``harness.model.called``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.model.called"]
+    #: See the kind.
+    payload: ModelCalled
+
+
+class TurnResponded(TypedDict):
+    """A built-in harness turn's answer."""
+
+    #: The built-in harness's model turn, from 1.
+    turn: int
+    #: The assistant message, whole (its streamed text assembled).
+    message: Dict[str, Any]
+    #: The token usage as the provider reported it, or null.
+    usage: Any
+    #: The provider's finish reason, or null.
+    finishReason: Optional[str]
+    #: HTTP tries the call took (1 = no retry).
+    tries: int
+    #: How long the call took, in milliseconds.
+    durationMs: int
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class AttemptResponded(TypedDict):
+    """An external planner attempt's output."""
+
+    #: An external planner's attempt (one process an attempt), from 1.
+    attempt: int
+    #: What the planner wrote on stdout.
+    output: str
+    #: ``sha256:`` of the output.
+    outputHash: str
+    #: Whether the output is an LWIR that validates.
+    valid: bool
+    #: The diagnostics that refused it, as ``little-report/v1`` diagnostics.
+    findings: List[Dict[str, Any]]
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+#: A model's answer: a built-in harness turn's, or an external planner attempt's output.
+ModelResponded = Union[TurnResponded, AttemptResponded]
+
+
+class ModelRespondedEvent(TypedDict):
+    """``harness.model.responded``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.model.responded"]
+    #: See the kind.
+    payload: ModelResponded
+
+
+class TurnFailed(TypedDict):
+    """A built-in harness turn's call that failed."""
+
+    #: The built-in harness's model turn, from 1.
+    turn: int
+    #: Why.
+    reason: str
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class AttemptFailed(TypedDict):
+    """An external planner attempt that failed."""
+
+    #: An external planner's attempt (one process an attempt), from 1.
+    attempt: int
+    #: Why.
+    reason: str
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+#: A model call that failed: a turn's, or an attempt's.
+ModelFailed = Union[TurnFailed, AttemptFailed]
+
+
+class ModelFailedEvent(TypedDict):
+    """``harness.model.failed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.model.failed"]
+    #: See the kind.
+    payload: ModelFailed
+
+
+class HarnessToolStarted(TypedDict):
+    """A tool call of the built-in harness begun."""
+
+    #: The built-in harness's model turn, from 1.
+    turn: int
+    #: The model's id of the call.
+    callId: str
+    #: The tool's name.
+    tool: str
+    #: The call's arguments, as the model gave them.
+    arguments: Any
+    #: Who made the call: the model.
+    caller: Literal["model"]
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+#: A tool event reported by an external planner: its own fields, with the harness's.
+#: (Keys: role, attempt, caller, cycle, callId, plannerCallId, at.)
+PlannerToolEvent = Dict[str, Any]
+
+
+#: A tool call begun.
+ToolStarted = Union[HarnessToolStarted, PlannerToolEvent]
+
+
+class ToolStartedEvent(TypedDict):
+    """``harness.tool_call.started``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.tool_call.started"]
+    #: See the kind.
+    payload: ToolStarted
+
+
+class _HarnessToolSucceededRequired(TypedDict):
+    #: The model's id of the call.
+    callId: str
+    #: The tool's name.
+    tool: str
+    #: What the tool returned.
+    result: Any
+    #: How long the call took, in milliseconds.
+    durationMs: int
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class HarnessToolSucceeded(_HarnessToolSucceededRequired, total=False):
+    """A tool call of the built-in harness that succeeded."""
+
+    #: What the call changed in the session's files, by root (``scratch``, ``memory``,
+    #: …): ``put`` paths with their ``sha256`` and ``mode``, ``removed`` paths.
+    files: Dict[str, Any]
+
+
+#: A tool call that succeeded.
+ToolSucceeded = Union[HarnessToolSucceeded, PlannerToolEvent]
+
+
+class ToolSucceededEvent(TypedDict):
+    """``harness.tool_call.succeeded``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.tool_call.succeeded"]
+    #: See the kind.
+    payload: ToolSucceeded
+
+
+class _HarnessToolFailedRequired(TypedDict):
+    #: The model's id of the call.
+    callId: str
+    #: The tool's name.
+    tool: str
+    #: Why it failed.
+    error: Any
+    #: How long the call took, in milliseconds.
+    durationMs: int
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class HarnessToolFailed(_HarnessToolFailedRequired, total=False):
+    """A tool call of the built-in harness that failed."""
+
+    #: What the call changed in the session's files, by root (``scratch``, ``memory``,
+    #: …): ``put`` paths with their ``sha256`` and ``mode``, ``removed`` paths.
+    files: Dict[str, Any]
+
+
+#: A tool call that failed.
+ToolFailed = Union[HarnessToolFailed, PlannerToolEvent]
+
+
+class ToolFailedEvent(TypedDict):
+    """``harness.tool_call.failed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.tool_call.failed"]
+    #: See the kind.
+    payload: ToolFailed
+
+
+class _SessionCompletedRequired(TypedDict):
+    #: How the session ended.
+    status: Literal["succeeded", "failed"]
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class SessionCompleted(_SessionCompletedRequired, total=False):
+    """A session's end: ``succeeded`` with what it produced, or (an external planner out of
+    attempts) ``failed``.
+    """
+
+    #: ``sha256:`` of the LWIR the session produced.
+    lwirHash: str
+    #: The turn of the accepted submission.
+    turns: int
+    #: Submissions (built-in harness) or planner attempts made.
+    attempts: int
+    #: The id of the accepted submission's call.
+    callId: str
+    #: The fixer's repaired files of the step.
+    fixedSource: Dict[str, Any]
+
+
+class SessionCompletedEvent(TypedDict):
+    """``harness.session.completed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.session.completed"]
+    #: See the kind.
+    payload: SessionCompleted
+
+
+class _SessionFailedRequired(TypedDict):
+    #: Why, e.g. past ``--max-turns``.
+    reason: str
+    #: Turns made.
+    turns: int
+    #: Submissions made.
+    attempts: int
+    #: ``--max-turns``.
+    maxTurns: int
+    #: ``--max-attempts``.
+    maxAttempts: int
+    #: The session's role: ``planner`` (little plan) or ``fixer`` (little fix).
+    role: Literal["planner", "fixer"]
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class SessionFailed(_SessionFailedRequired, total=False):
+    """A built-in harness session that failed, with its reason and budgets."""
+
+    #: ``--max-tokens``, when the session had one.
+    maxTokens: int
+
+
+class SessionFailedEvent(TypedDict):
+    """``harness.session.failed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["harness.session.failed"]
+    #: See the kind.
+    payload: SessionFailed
+
+
+class VersionRegistered(TypedDict):
+    """The WorkflowVersion registered and locked."""
+
+    #: The lock's id of the version: ``wfv_<16 hex>``.
+    workflowVersionId: str
+    #: ``sha256:`` of the LWIR's canonical JSON.
+    workflowVersionHash: str
+    #: The LWIR's WorkflowVersion id: ``wfver_<16 hex>`` (the same digits).
+    lwirVersionId: str
+    #: The canonical JSON the hashes are taken of.
+    canonicalizer: str
+    #: ``sha256:`` of the compiler lock.
+    lockHash: str
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class VersionRegisteredEvent(TypedDict):
+    """``WorkflowVersionRegistered``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["WorkflowVersionRegistered"]
+    #: See the kind.
+    payload: VersionRegistered
+
+
+class RunFailed(TypedDict):
+    """The run failed: its cause code and message."""
+
+    #: Why, as a code: ``planner_session_failed``, ``lwir_validation_error``,
+    #: ``replay_divergence``, …
+    causeCode: str
+    #: The failure, for people.
+    message: str
+    #: The outer-loop cycle the event belongs to, from 1.
+    cycle: int
+    #: When the event was written: RFC 3339 in UTC to the millisecond
+    #: (``2026-01-31T09:30:00.123Z``). Replay never reads it.
+    at: str
+
+
+class RunFailedEvent(TypedDict):
+    """``RunFailed``, as the log holds it."""
+
+    #: The run's id.
+    runId: str
+    #: Its 1-based position among the run's events.
+    seq: int
+    #: The event kind.
+    type: Literal["RunFailed"]
+    #: See the kind.
+    payload: RunFailed
+
+
+class ModelText(TypedDict):
+    """A piece of the model's text as it streams: heard by the event callback, never
+    stored.
+    """
+
+    #: The built-in harness's model turn, from 1.
+    turn: int
+    #: The piece.
+    text: str
+
+
+class ModelTextEvent(TypedDict):
+    """``harness.model.text``: the model's streamed text, heard by the event callback
+    (``onEvent``, ``on_event``, ``planEvents``), never stored: it has no ``seq``.
+    """
+
+    #: The run's id.
+    runId: str
+    #: The event kind.
+    type: Literal["harness.model.text"]
+    #: See the kind.
+    payload: ModelText
+
+
+#: An event of a run's history, as ``little events --format json`` prints it and the
+#: packages' ``events()`` and event callbacks give it: one shape per event kind
+#: (``type``), with its payload. The log holds every kind but ``harness.model.text``,
+#: which only the callback hears.
+Event = Union[SessionStartedEvent, SessionResumedEvent, ModelCalledEvent, ModelRespondedEvent, ModelFailedEvent, ToolStartedEvent, ToolSucceededEvent, ToolFailedEvent, SessionCompletedEvent, SessionFailedEvent, VersionRegisteredEvent, RunFailedEvent, ModelTextEvent]
+
+
+class SessionCounts(TypedDict):
+    """What the built-in harness's session made for real and what the log answered (all 0
+    with an external planner).
+    """
+
+    #: Model calls made.
+    modelCalls: int
+    #: Tool calls made.
+    toolCalls: int
+    #: Model calls answered from the log.
+    modelCallsReplayed: int
+    #: Tool calls answered from the log.
+    toolCallsReplayed: int
+
+
+class PlanRegistered(TypedDict):
+    """The run registered a WorkflowVersion: what the packages' ``plan`` returns."""
+
+    #: ``little-plan/v1``.
+    format: Literal["little-plan/v1"]
+    #: How the run ended.
+    outcome: Literal["registered"]
+    #: The run's id (``--run-id``).
+    runId: str
+    #: The lock's id of the version: ``wfv_<16 hex>``.
+    workflowVersionId: str
+    #: ``sha256:`` of the LWIR's canonical JSON.
+    workflowVersionHash: str
+    #: The LWIR's WorkflowVersion id: ``wfver_<16 hex>`` (what the human output prints).
+    lwirVersionId: str
+    #: See the kind.
+    registration: Registration
+    #: The accepted submission's (or external planner attempt's) number.
+    submission: int
+    #: See the kind.
+    session: SessionCounts
+
+
+class _PlanFailedRequired(TypedDict):
+    #: ``little-plan/v1``.
+    format: Literal["little-plan/v1"]
+    #: How the run ended.
+    outcome: Literal["failed"]
+    #: The run's id (``--run-id``).
+    runId: str
+    #: ``run.failed`` (the run recorded ``RunFailed``: see ``causeCode``), ``blocked``
+    #: (diagnostics block before the run began), ``failed`` (little could not do its
+    #: job: a file it cannot read, a store it cannot open) or ``cancelled``.
+    code: Literal["run.failed", "blocked", "failed", "cancelled"]
+    #: What happened, for people.
+    message: str
+
+
+class PlanFailed(_PlanFailedRequired, total=False):
+    """The run did not register: the error the packages' ``plan`` throws."""
+
+    #: With ``run.failed``: the cause code of the run's ``RunFailed``
+    #: (``input_schema_error``, ``missing_tool``, ``capability_drift``,
+    #: ``lwir_validation_error``, ``planner_session_failed``, ``replay_divergence``,
+    #: …).
+    causeCode: str
+    #: See the kind.
+    report: Report
+
+
+#: What ``little plan --format json`` prints: the run registered (the WorkflowVersion,
+#: its lock and the session's counts) or failed (the error code, the run's cause code,
+#: the diagnostics as a ``little-report/v1``).
+PlanOutcome = Union[PlanRegistered, PlanFailed]
