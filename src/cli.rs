@@ -72,7 +72,8 @@ enum Command {
         deny_warnings: bool,
         #[command(flatten)]
         limits: Limits,
-        /// Files checked at once (default: the machine's cores).
+        /// Threads to check with (default: the machine's cores): files at once, and the
+        /// parts of one draft side by side. The report is the same on any number.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
         /// Skip named JSON files that are not drafts or LWIR, as below a folder, and pass
@@ -188,7 +189,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
     }
     let result = match cli.command {
         Command::Check { files, inputs, format, deny_warnings, limits, jobs, skip_other_json } => {
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+            let jobs = jobs.unwrap_or_else(cores);
             let options = CheckOptions { format, deny_warnings, limits, jobs, skip_other_json };
             check(&files, &inputs, options, out)
         }
@@ -226,6 +227,11 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
             EXIT_TOOL_FAILURE
         }
     }
+}
+
+/// The machine's cores: how many threads a check uses unless `--jobs` says.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 fn load(path: &Path) -> Result<Loaded, ToolError> {
@@ -358,6 +364,8 @@ fn check_files(
         little_passes::queries::context(db, ws),
         little_passes::queries::binding_rows(db, ws),
     );
+    // The threads go to files when there are several, and into the one draft otherwise.
+    let threads_a_file = (jobs / loaded.len().max(1)).max(1);
     let progress = Progress::new(loaded.len());
     let check_one = |db: &Database, item: &Pending| -> Result<Option<FileChecked>, ToolError> {
         if let Some(diagnostic) = &item.not_utf8 {
@@ -376,7 +384,7 @@ fn check_files(
             return Ok(None);
         }
         let tree = (keep && matches!(kind, Some(Ok(Draft)))).then(|| outline.tree.clone()).flatten();
-        let (report, draft) = match little_passes::batch::check(&inputs, outline) {
+        let (report, draft) = match little_passes::batch::check(&inputs, outline, threads_a_file) {
             Some(checked) => (checked.report, checked.draft),
             None => {
                 let file =
@@ -575,7 +583,7 @@ fn write_human(checked: &[Checked], errors: usize, warnings: usize, out: &mut dy
 fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&db, ws, &[one(file)], Limits::default(), 1, true)?;
+    let checked = check_files(&db, ws, &[one(file)], Limits::default(), cores(), true)?;
     let checked = &checked[0];
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
@@ -603,7 +611,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
 fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&db, ws, &[one(path)], Limits::default(), 1, true)?;
+    let checked = check_files(&db, ws, &[one(path)], Limits::default(), cores(), true)?;
     let checked = &checked[0];
     let Some(kept) = checked.kept.as_ref() else {
         return Err(ToolError(format!("`{}` is not UTF-8", path.display())));

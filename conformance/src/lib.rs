@@ -50,6 +50,11 @@ pub fn compile_text(draft: &str, setup: &Setup) -> Option<std::sync::Arc<Topolog
 /// for an LWIR (which the batch driver leaves to the database). The topology is the one
 /// `little compile` writes.
 pub fn batch_check_text(text: &str, setup: &Setup) -> Option<(FileReport, Option<Topology>)> {
+    batch_check_text_on(text, setup, 1)
+}
+
+/// [`batch_check_text`] on `jobs` threads.
+pub fn batch_check_text_on(text: &str, setup: &Setup, jobs: usize) -> Option<(FileReport, Option<Topology>)> {
     let tree = |text: &str| little_frontend::json::parse(text).tree.expect("a setup document is JSON");
     let catalog = little_frontend::catalog::read_catalog(&tree(setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG))).0;
     let context = setup.context.as_deref().map(|text| little_frontend::context::read_context(&tree(text)).0);
@@ -57,7 +62,7 @@ pub fn batch_check_text(text: &str, setup: &Setup) -> Option<(FileReport, Option
     let inputs = little_passes::batch::BatchInputs::new(&catalog, context.as_ref(), rows.as_deref());
     let outline = little_passes::batch::outline(text.into());
     let tree = outline.tree.clone();
-    let checked = little_passes::batch::check(&inputs, outline)?;
+    let checked = little_passes::batch::check(&inputs, outline, jobs)?;
     let topology = checked.draft.as_ref().zip(tree.as_ref()).and_then(|(draft, tree)| draft.topology(tree));
     Some((checked.report, topology))
 }
@@ -66,6 +71,9 @@ pub fn batch_check_text(text: &str, setup: &Setup) -> Option<(FileReport, Option
 /// if they do.
 pub fn batch_differs(text: &str, setup: &Setup) -> Option<String> {
     let (report, topology) = batch_check_text(text, setup)?;
+    if batch_check_text_on(text, setup, 3).is_none_or(|(r, t)| r != report || t != topology) {
+        return Some("the batch driver reports differently on three threads".into());
+    }
     let expected = check_text(text, setup);
     if report != expected {
         return Some(format!("the batch driver reports\n{report:#?}\nthe database\n{expected:#?}"));

@@ -206,7 +206,8 @@ pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Er
                 little_passes::queries::context(&db, ws),
                 little_passes::queries::binding_rows(&db, ws),
             );
-            little_passes::batch::check(&inputs, little_passes::batch::outline(entered.text.clone()))
+            let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+            little_passes::batch::check(&inputs, little_passes::batch::outline(entered.text.clone()), jobs)
         });
         let report = match batch {
             Some(checked) => checked.report,

@@ -142,8 +142,9 @@ pub fn outline(text: Arc<str>) -> DraftOutline {
 }
 
 /// Checks one file from its outline, as [`crate::report`] does through the database, and
-/// to the same report; `None` for an LWIR file (left to the database).
-pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline) -> Option<Checked> {
+/// to the same report, on `jobs` threads (the report is the same on any number); `None`
+/// for an LWIR file (left to the database).
+pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline, jobs: usize) -> Option<Checked> {
     let kind = outline.tree.as_ref().map(little_frontend::document_kind);
     if matches!(kind, Some(Ok(DocumentKind::Lwir))) {
         return None;
@@ -156,7 +157,7 @@ pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline) -> Option<Chec
             match kind {
                 DocumentKind::Draft => {
                     let elements = elements.map(Arc::unwrap_or_clone).unwrap_or_default();
-                    let (findings, candidate, draft) = check_draft(inputs, tree, elements);
+                    let (findings, candidate, draft) = check_draft(inputs, tree, elements, jobs);
                     checked_draft = Some(draft);
                     (findings, candidate.map(Issued::Draft))
                 }
@@ -174,11 +175,31 @@ pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline) -> Option<Chec
     Some(Checked { report, draft: checked_draft })
 }
 
-/// A draft's findings, its candidate, and what it was checked as.
+/// What one task of a draft's check gives (see [`check_draft`]).
+enum Done {
+    /// The resolved graph and the findings of the checks that read only it.
+    Graph(Box<(ResolvedGraph, [Vec<Finding>; 5])>),
+    Authored(Option<String>),
+    /// The catalog layer and the later layers of a run of nodes.
+    Nodes(Vec<(NodeReport, Vec<Finding>)>),
+}
+
+/// How many nodes one task checks: enough that a task outweighs taking it, few enough
+/// that the threads finish together.
+const NODES_A_TASK: usize = 2048;
+
+/// A draft's findings, its candidate, and what it was checked as. On `jobs` threads
+/// (scoped, this one among them), the independent parts run side by side, each thread
+/// taking the next task of a fixed list: the graph (resolved, then the checks that read
+/// only it), the authored hash (it reads only the text), and the node layers, a run of
+/// nodes a task. Each result has its place in the list, so the findings are gathered in
+/// the same order whatever the thread count. On one thread the authored hash waits until
+/// nothing blocks, as it always did.
 fn check_draft(
     inputs: &BatchInputs<'_>,
     tree: &JsonTree,
     elements: draft::DraftElements,
+    jobs: usize,
 ) -> (Vec<Finding>, Option<crate::project::Candidate>, CheckedDraft) {
     let mut lowered = draft::lower_draft_from(tree, elements);
     // Each edge is held once: the lowered edges go once the graph is resolved from them.
@@ -188,24 +209,64 @@ fn check_draft(
         .iter()
         .map(|decl| BatchNode { decl, family: inputs.family_index(decl.family.as_ref()), inputs })
         .collect();
-    let reports: Vec<NodeReport> = nodes.iter().map(catalog_layer).collect();
-    let later: Vec<Vec<Finding>> = nodes
-        .iter()
-        .zip(&reports)
-        .map(|(node, report)| later_layers(node, report, inputs.context, inputs.rows))
-        .collect();
-    let graph = resolve(&nodes, |node| node.family().cloned(), lowered.nodes_unreadable, lowered.damage, &edges);
+    let runs: Vec<&[BatchNode<'_>]> = nodes.chunks(NODES_A_TASK).collect();
+    let speculate = jobs > 1;
+    let task_count = 1 + usize::from(speculate) + runs.len();
+    let run_task = |task: usize| -> Done {
+        match task {
+            0 => {
+                let graph =
+                    resolve(&nodes, |node| node.family().cloned(), lowered.nodes_unreadable, lowered.damage, &edges);
+                let layers = [
+                    ports::check(&graph),
+                    contracts::check(&graph),
+                    flow::check(&graph),
+                    cycles::check(&graph),
+                    retries::check(&graph),
+                ];
+                Done::Graph(Box::new((graph, layers)))
+            }
+            1 if speculate => Done::Authored(authored_hash(tree)),
+            task => {
+                let run = runs[task - 1 - usize::from(speculate)];
+                Done::Nodes(
+                    run.iter()
+                        .map(|node| {
+                            let report = catalog_layer(node);
+                            let later = later_layers(node, &report, inputs.context, inputs.rows);
+                            (report, later)
+                        })
+                        .collect(),
+                )
+            }
+        }
+    };
+    let mut done = run_tasks(task_count, jobs, run_task).into_iter();
     drop(edges);
+    let Some(Done::Graph(graph)) = done.next() else { unreachable!("the graph is the first task") };
+    let (graph, [ports, contracts, flow, cycles, retries]) = *graph;
+    let authored = if speculate {
+        let Some(Done::Authored(authored)) = done.next() else { unreachable!("the authored hash is the second task") };
+        Some(authored)
+    } else {
+        None
+    };
+    let checked: Vec<(NodeReport, Vec<Finding>)> = done
+        .flat_map(|task| match task {
+            Done::Nodes(checked) => checked,
+            _ => unreachable!("the node layers are the last tasks"),
+        })
+        .collect();
     let config = |i: usize| &lowered.nodes[i].config;
-    let faulty = |i: usize| reports[i].faulty_config.as_slice();
+    let faulty = |i: usize| checked[i].0.faulty_config.as_slice();
     let graph_layers = [
-        ports::check(&graph),
-        contracts::check(&graph),
-        flow::check(&graph),
-        cycles::check(&graph),
+        ports,
+        contracts,
+        flow,
+        cycles,
         branches::check(&graph, config, faulty),
         gates::check(&graph, config, faulty),
-        retries::check(&graph),
+        retries,
     ];
     let parts = DraftParts {
         lowering: &lowered.findings,
@@ -216,12 +277,42 @@ fn check_draft(
         graph: &graph,
         nodes: &nodes,
     };
-    let node_layers = reports.iter().zip(&later).flat_map(|(report, later)| [&report.findings[..], &later[..]]);
+    let node_layers = checked.iter().flat_map(|(report, later)| [&report.findings[..], &later[..]]);
     let findings = gather(parts, node_layers, graph_layers.each_ref().map(Vec::as_slice));
     let candidate = issue(&findings, &lowered.header, &graph, inputs.rows.is_some(), || {
-        (authored_hash(tree), topology_hash(&lowered.header, &nodes, &graph))
+        let authored = authored.unwrap_or_else(|| authored_hash(tree));
+        (authored, topology_hash(&lowered.header, &nodes, &graph))
     });
     drop(nodes);
     let draft = CheckedDraft { header: lowered.header, nodes: lowered.nodes, graph };
     (findings, candidate, draft)
+}
+
+/// Runs tasks `0..count` on `jobs` threads (this one among them), each thread taking the
+/// next task not yet taken; the results in task order.
+fn run_tasks<T: Send>(count: usize, jobs: usize, run: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if jobs <= 1 || count <= 1 {
+        return (0..count).map(run).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let task = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if task >= count {
+                return done;
+            }
+            done.push((task, run(task)));
+        }
+    };
+    let mut results: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..jobs.min(count)).map(|_| scope.spawn(work)).collect();
+        let mut results = work();
+        for helper in helpers {
+            results.extend(helper.join().expect("a check task panicked"));
+        }
+        results
+    });
+    results.sort_unstable_by_key(|&(task, _)| task);
+    results.into_iter().map(|(_, result)| result).collect()
 }
