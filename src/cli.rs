@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 use little_diagnostics::{Code, Diagnostic, Severity};
 use little_passes::inputs::{InputPaths, Loaded, Style, load_workspace};
-use little_passes::project::compiled_topology;
 use little_passes::{Database, FileReport, SourceFile, Workspace, report};
 use little_render::human::{self, HumanOptions};
 use little_render::{CheckedFile, github, graph, json, sarif};
@@ -74,7 +73,8 @@ enum Command {
         deny_warnings: bool,
         #[command(flatten)]
         limits: Limits,
-        /// Files checked at once (default: the machine's cores).
+        /// Threads to check with (default: the machine's cores): files at once, and the
+        /// parts of one draft side by side. The report is the same on any number.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
         /// Skip named JSON files that are not drafts or LWIR, as below a folder, and pass
@@ -190,7 +190,7 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
     }
     let result = match cli.command {
         Command::Check { files, inputs, format, deny_warnings, limits, jobs, skip_other_json } => {
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+            let jobs = jobs.unwrap_or_else(cores);
             let options = CheckOptions { format, deny_warnings, limits, jobs, skip_other_json };
             check(&files, &inputs, options, out)
         }
@@ -230,6 +230,11 @@ pub fn run(args: Vec<OsString>, out: &mut dyn Write) -> i32 {
     }
 }
 
+/// The machine's cores: how many threads a check uses unless `--jobs` says.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 fn load(path: &Path) -> Result<Loaded, ToolError> {
     Ok(little_passes::inputs::load(path)?)
 }
@@ -253,10 +258,23 @@ fn workspace(db: &mut Database, inputs: &Inputs) -> Result<Workspace, ToolError>
 /// One checked file: its report and its text (for rendering spans).
 struct Checked {
     path: String,
-    /// The file in the database; `None` when it was not UTF-8 (and so never checked).
-    file: Option<SourceFile>,
     text: std::sync::Arc<str>,
     report: FileReport,
+    /// What `compile` and `graph` read beyond the report (kept only when they ask).
+    kept: Option<Kept>,
+}
+
+/// A checked file's document kind and, for a draft, its outline and its checked parts.
+struct Kept {
+    kind: Option<Result<little_frontend::DocumentKind, Box<little_frontend::anchor::Finding>>>,
+    draft: Option<(little_frontend::json::JsonTree, little_passes::batch::CheckedDraft)>,
+}
+
+impl Kept {
+    /// The compiled topology of a draft, whether or not something blocks.
+    fn topology(&self) -> Option<little_ir::topology::Topology> {
+        self.draft.as_ref().and_then(|(tree, draft)| draft.topology(tree))
+    }
 }
 
 impl Checked {
@@ -297,25 +315,29 @@ fn parse_size(text: &str) -> Result<u64, String> {
     n.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too large"))
 }
 
-/// A file read and entered into the database, waiting to be checked.
+/// A file's report, and what `compile` and `graph` read beyond it.
+type FileChecked = (FileReport, Option<Kept>);
+
+/// A file read, waiting to be checked.
 struct Pending {
     path: String,
     discovered: bool,
     text: std::sync::Arc<str>,
-    file: Option<SourceFile>,
     not_utf8: Option<Diagnostic>,
 }
 
-/// Reads every file (in order, on this thread: the database takes its inputs here), then
-/// checks them on `jobs` threads, each with its own handle on the one database, and returns
-/// the reports in the order of `candidates`. Discovered files that are not drafts or LWIR
-/// are left out.
+/// Reads every file (in order, on this thread), then checks them on `jobs` threads and
+/// returns the reports in the order of `candidates`. Discovered files that are not drafts
+/// or LWIR are left out. The batch driver checks each file (no database); an LWIR file is
+/// checked through the database, on a handle of the thread's own. `keep` keeps what
+/// `compile` and `graph` read beyond the report.
 fn check_files(
-    db: &mut Database,
+    db: &Database,
     ws: Workspace,
     candidates: &[crate::discover::Candidate],
     limits: Limits,
     jobs: usize,
+    keep: bool,
 ) -> Result<Vec<Checked>, ToolError> {
     let mut loaded = Vec::with_capacity(candidates.len());
     for candidate in candidates {
@@ -329,39 +351,51 @@ fn check_files(
                 limits.max_file_size
             )));
         }
-        let (text, file, not_utf8) = match load(path)? {
-            Loaded::Text(text) => {
-                let text: std::sync::Arc<str> = text.into();
-                let file = SourceFile::with_durability(&*db, display(path), text.clone(), little_passes::db::BATCH);
-                (text, Some(file), None)
-            }
-            Loaded::NotUtf8(diagnostic, text) => (text.into(), None, Some(*diagnostic)),
+        let (text, not_utf8) = match load(path)? {
+            Loaded::Text(text) => (text.into(), None),
+            Loaded::NotUtf8(diagnostic, text) => (text.into(), Some(*diagnostic)),
         };
-        loaded.push(Pending { path: display(path), discovered: candidate.discovered, text, file, not_utf8 });
+        loaded.push(Pending { path: display(path), discovered: candidate.discovered, text, not_utf8 });
     }
+    let inputs = little_passes::batch::BatchInputs::new(
+        &little_passes::queries::catalog_of(db, ws.catalog(db)).value,
+        little_passes::queries::context(db, ws),
+        little_passes::queries::binding_rows(db, ws),
+    );
+    // The threads go to files when there are several, and into the one draft otherwise.
+    let threads_a_file = (jobs / loaded.len().max(1)).max(1);
     let progress = Progress::new(loaded.len());
-    let check_one = |db: &Database, item: &Pending| -> Result<Option<FileReport>, ToolError> {
-        let result = match (item.file, &item.not_utf8) {
-            (Some(file), _) => {
-                enforce_limits(db, file, &item.path, limits)?;
-                // Below a folder: drafts and LWIR, and files that are not JSON at all (a
-                // broken draft must not pass unseen); other JSON is not ours.
-                let keep = !item.discovered
-                    || matches!(
-                        little_passes::queries::document_kind(db, file),
-                        None | Some(Ok(little_frontend::DocumentKind::Draft | little_frontend::DocumentKind::Lwir))
-                    );
-                keep.then(|| report(db, ws, file))
-            }
-            (None, diagnostic) => {
-                Some(FileReport { document: None, diagnostics: diagnostic.iter().cloned().collect(), candidate: None })
+    let check_one = |db: &Database, item: &Pending| -> Result<Option<FileChecked>, ToolError> {
+        if let Some(diagnostic) = &item.not_utf8 {
+            progress.advance();
+            let report = FileReport { document: None, diagnostics: vec![diagnostic.clone()], candidate: None };
+            return Ok(Some((report, None)));
+        }
+        let outline = little_passes::batch::outline(item.text.clone());
+        enforce_limits(outline.tree.as_ref(), &item.path, limits)?;
+        let kind = outline.tree.as_ref().map(little_frontend::document_kind);
+        // Below a folder: drafts and LWIR, and files that are not JSON at all (a broken
+        // draft must not pass unseen); other JSON is not ours.
+        use little_frontend::DocumentKind::{Draft, Lwir};
+        if item.discovered && !matches!(kind, None | Some(Ok(Draft | Lwir))) {
+            progress.advance();
+            return Ok(None);
+        }
+        let tree = (keep && matches!(kind, Some(Ok(Draft)))).then(|| outline.tree.clone()).flatten();
+        let (report, draft) = match little_passes::batch::check(&inputs, outline, threads_a_file) {
+            Some(checked) => (checked.report, checked.draft),
+            None => {
+                let file =
+                    SourceFile::with_durability(db, item.path.clone(), item.text.clone(), little_passes::db::BATCH);
+                (report(db, ws, file), None)
             }
         };
         progress.advance();
-        Ok(result)
+        let kept = keep.then(|| Kept { kind, draft: tree.zip(draft) });
+        Ok(Some((report, kept)))
     };
     let jobs = jobs.clamp(1, loaded.len().max(1));
-    let mut results: Vec<Option<Result<Option<FileReport>, ToolError>>> = (0..loaded.len()).map(|_| None).collect();
+    let mut results: Vec<Option<Result<Option<FileChecked>, ToolError>>> = (0..loaded.len()).map(|_| None).collect();
     if jobs == 1 {
         // On this thread: glibc gives a spawned thread its own arena, which grows by
         // `mprotect` a page range at a time (about 6% of a 100,000-node check).
@@ -374,8 +408,8 @@ fn check_files(
     progress.finish();
     let mut checked = Vec::new();
     for (item, result) in loaded.into_iter().zip(results) {
-        if let Some(report) = result.expect("every file was checked")? {
-            checked.push(Checked { path: item.path, file: item.file, text: item.text, report });
+        if let Some((report, kept)) = result.expect("every file was checked")? {
+            checked.push(Checked { path: item.path, text: item.text, report, kept });
         }
     }
     Ok(checked)
@@ -413,8 +447,8 @@ fn one(path: &Path) -> crate::discover::Candidate {
 }
 
 /// The node and edge caps, checked on the parsed tree before any pass runs.
-fn enforce_limits(db: &Database, file: SourceFile, path: &str, limits: Limits) -> Result<(), ToolError> {
-    let Some(tree) = &little_passes::queries::outline(db, file).tree else { return Ok(()) };
+fn enforce_limits(tree: Option<&little_frontend::json::JsonTree>, path: &str, limits: Limits) -> Result<(), ToolError> {
+    let Some(tree) = tree else { return Ok(()) };
     for (key, cap, flag) in [("nodes", limits.max_nodes, "--max-nodes"), ("edges", limits.max_edges, "--max-edges")] {
         let count = tree.get(tree.root(), key).and_then(|m| tree.value(m.value).as_array()).map_or(0, <[_]>::len);
         if count > cap {
@@ -474,7 +508,7 @@ fn check(paths: &[PathBuf], inputs: &Inputs, options: CheckOptions, out: &mut dy
             candidate.discovered = true;
         }
     }
-    let checked = check_files(&mut db, ws, &candidates, limits, jobs)?;
+    let checked = check_files(&db, ws, &candidates, limits, jobs, false)?;
     if checked.is_empty() && skip_other_json {
         eprintln!("no drafts or LWIR files among the {} file(s) given: nothing to check", paths.len());
         return Ok(EXIT_OK);
@@ -517,7 +551,7 @@ fn check(paths: &[PathBuf], inputs: &Inputs, options: CheckOptions, out: &mut dy
 fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&mut db, ws, &[one(file)], Limits::default(), 1)?;
+    let checked = check_files(&db, ws, &[one(file)], Limits::default(), cores(), true)?;
     let checked = &checked[0];
     let options = HumanOptions { color: false, ..HumanOptions::default() };
     let write_err = |e: std::io::Error| ToolError(format!("cannot write: {e}"));
@@ -528,7 +562,7 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
             checked.path
         )));
     }
-    let topology = checked.file.and_then(|file| compiled_topology(&db, ws, file).clone());
+    let topology = checked.kept.as_ref().and_then(Kept::topology);
     let (Some(candidate), Some(topology)) = (checked.report.draft_candidate(), topology) else {
         write!(out, "{}", human::diagnostics(&checked.view(), &options)).map_err(write_err)?;
         writeln!(out, "{}: not compiled: a diagnostic blocks", checked.path).map_err(write_err)?;
@@ -544,9 +578,9 @@ fn compile(file: &Path, output: &Path, inputs: &Inputs, out: &mut dyn Write) -> 
 fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write) -> Result<i32, ToolError> {
     let mut db = Database::default();
     let ws = workspace(&mut db, inputs)?;
-    let checked = check_files(&mut db, ws, &[one(path)], Limits::default(), 1)?;
+    let checked = check_files(&db, ws, &[one(path)], Limits::default(), cores(), true)?;
     let checked = &checked[0];
-    let Some(file) = checked.file else {
+    let Some(kept) = checked.kept.as_ref() else {
         return Err(ToolError(format!("`{}` is not UTF-8", path.display())));
     };
     let picture = match format {
@@ -554,7 +588,10 @@ fn graph(path: &Path, inputs: &Inputs, format: GraphFormat, out: &mut dyn Write)
         GraphFormat::Mermaid => graph::Picture::Mermaid,
         GraphFormat::Svg => graph::Picture::Svg,
     };
-    let drawing = graph::draw(&db, ws, file, &checked.view(), picture).map_err(ToolError)?;
+    let topology = kept.topology().map(std::sync::Arc::new);
+    let drawing =
+        graph::draw_checked(&checked.path, topology, kept.kind.as_ref(), &checked.report.diagnostics, picture)
+            .map_err(ToolError)?;
     write!(out, "{drawing}").map_err(|e| ToolError(format!("cannot write: {e}")))?;
     Ok(EXIT_OK)
 }

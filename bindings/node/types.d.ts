@@ -399,8 +399,8 @@ export interface WorkerConfig {
 
 /**
  * The WorkflowDefinitionSnapshot of a definition exactly as `little snapshot` writes it
- * and the packages' `snapshot()` return it (seed 000, stage 3); the `snapshot` schema is
- * the looser one little reads.
+ * and the packages' `snapshot()` return it (little docs/reference/formats.md#snapshot);
+ * the `snapshot` schema is the looser one little reads.
  */
 export interface DefinitionSnapshot {
   /** The workflow's id. */
@@ -522,7 +522,7 @@ export interface CompilerLock {
 
 /**
  * What `little lock` writes and the packages' `lock()` return: the registered
- * WorkflowVersion and the compiler lock (seed 000, stage 8).
+ * WorkflowVersion and the compiler lock (little docs/reference/formats.md#lock).
  */
 export interface Registration {
   /** The LWIR's WorkflowVersion, with the document it names. */

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use little_conformance::generate::draft;
+use little_conformance::generate::{accepting_context, draft};
 use little_conformance::{Setup, check_text, codes};
 use little_frontend::catalog::DEFAULT_CATALOG;
 use little_passes::{Database, SourceFile, Workspace, report};
@@ -43,18 +43,6 @@ fn check(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// A context that grants everything the generated drafts use.
-fn accepting_context() -> String {
-    serde_json::json!({
-        "format": "workflow-context/v1",
-        "tenantId": "acme",
-        "capabilities": ["data.warehouse", "notifications.email", "agents", "webhooks", "notifications.chat"],
-        "integrations": [ { "id": "conn_wh", "kind": "warehouse" }, { "id": "reports@acme.example", "kind": "email" } ],
-        "schedulePolicy": { "minIntervalMinutes": 15 }
-    })
-    .to_string()
 }
 
 fn layers(c: &mut Criterion) {

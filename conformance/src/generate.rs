@@ -297,6 +297,19 @@ pub fn draft(nodes: usize, seed: u64) -> String {
     out
 }
 
+/// A context that grants everything the generated drafts use, so that a check of one
+/// runs every tenant layer and finds nothing.
+pub fn accepting_context() -> String {
+    serde_json::json!({
+        "format": "workflow-context/v1",
+        "tenantId": "acme",
+        "capabilities": ["data.warehouse", "notifications.email", "agents", "webhooks", "notifications.chat"],
+        "integrations": [ { "id": "conn_wh", "kind": "warehouse" }, { "id": "reports@acme.example", "kind": "email" } ],
+        "schedulePolicy": { "minIntervalMinutes": 15 }
+    })
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,42 @@ pub fn compile_text(draft: &str, setup: &Setup) -> Option<std::sync::Arc<Topolog
     with_draft(draft, setup, BATCH, |db, workspace, file| compiled_topology(db, workspace, file).clone())
 }
 
+/// Checks one text with the batch driver (no database), as `little check` does; `None`
+/// for an LWIR (which the batch driver leaves to the database). The topology is the one
+/// `little compile` writes.
+pub fn batch_check_text(text: &str, setup: &Setup) -> Option<(FileReport, Option<Topology>)> {
+    batch_check_text_on(text, setup, 1)
+}
+
+/// [`batch_check_text`] on `jobs` threads.
+pub fn batch_check_text_on(text: &str, setup: &Setup, jobs: usize) -> Option<(FileReport, Option<Topology>)> {
+    let tree = |text: &str| little_frontend::json::parse(text).tree.expect("a setup document is JSON");
+    let catalog = little_frontend::catalog::read_catalog(&tree(setup.catalog.as_deref().unwrap_or(DEFAULT_CATALOG))).0;
+    let context = setup.context.as_deref().map(|text| little_frontend::context::read_context(&tree(text)).0);
+    let rows = setup.bindings.as_deref().map(|text| little_frontend::context::read_bindings(&tree(text)).0);
+    let inputs = little_passes::batch::BatchInputs::new(&catalog, context.as_ref(), rows.as_deref());
+    let outline = little_passes::batch::outline(text.into());
+    let tree = outline.tree.clone();
+    let checked = little_passes::batch::check(&inputs, outline, jobs)?;
+    let topology = checked.draft.as_ref().zip(tree.as_ref()).and_then(|(draft, tree)| draft.topology(tree));
+    Some((checked.report, topology))
+}
+
+/// How the batch driver's report and topology of one text differ from the database's,
+/// if they do.
+pub fn batch_differs(text: &str, setup: &Setup) -> Option<String> {
+    let (report, topology) = batch_check_text(text, setup)?;
+    if batch_check_text_on(text, setup, 3).is_none_or(|(r, t)| r != report || t != topology) {
+        return Some("the batch driver reports differently on three threads".into());
+    }
+    let expected = check_text(text, setup);
+    if report != expected {
+        return Some(format!("the batch driver reports\n{report:#?}\nthe database\n{expected:#?}"));
+    }
+    let expected = compile_text(text, setup).map(|t| (*t).clone());
+    (topology != expected).then(|| format!("the batch driver compiles\n{topology:#?}\nthe database\n{expected:#?}"))
+}
+
 fn with_draft<T>(
     draft: &str,
     setup: &Setup,

@@ -31,6 +31,9 @@ fn verify(mutation: &Mutation, case: &Injected) -> Result<(), String> {
     if check_text_with(&case.text, &case.setup, salsa::Durability::LOW) != report {
         problems.push("an editable database (the language server's) reports differently".to_string());
     }
+    if let Some(difference) = little_conformance::batch_differs(&case.text, &case.setup) {
+        problems.push(difference);
+    }
     if found != [code] {
         problems.push(format!(
             "codes {:?}, expected exactly [{}]",

@@ -158,7 +158,23 @@ fn check_one(
 /// that `little check --format json PATH` prints for it.
 pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Error> {
     guarded(|| {
-        let (_, _, entered, report) = check_one(text, path, documents)?;
+        let mut db = Database::default();
+        let ws = workspace_in(&mut db, documents, little_passes::db::BATCH)?;
+        let entered = Entered::new(&db, path, text, little_passes::db::BATCH);
+        // The batch driver, as `little check` runs; an LWIR through the database.
+        let batch = entered.file.and_then(|_| {
+            let inputs = little_passes::batch::BatchInputs::new(
+                &little_passes::queries::catalog_of(&db, ws.catalog(&db)).value,
+                little_passes::queries::context(&db, ws),
+                little_passes::queries::binding_rows(&db, ws),
+            );
+            let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+            little_passes::batch::check(&inputs, little_passes::batch::outline(entered.text.clone()), jobs)
+        });
+        let report = match batch {
+            Some(checked) => checked.report,
+            None => entered.report(&db, ws),
+        };
         Ok(report_json(&[CheckedFile::of_report(path, &entered.text, &report)]))
     })
 }

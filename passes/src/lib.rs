@@ -5,6 +5,7 @@
 //! values ([`little_frontend::anchor::Finding`]), gathered by [`report::check_draft`].
 //! See ARCHITECTURE.md for the layers and where a new check goes.
 
+pub mod batch;
 pub mod checks;
 pub mod db;
 pub mod definition;
@@ -14,6 +15,7 @@ mod prefetch;
 pub mod project;
 pub mod queries;
 pub mod report;
+pub mod rules;
 pub mod unknown;
 
 pub use db::{Database, SourceFile, Workspace};

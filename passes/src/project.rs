@@ -16,14 +16,19 @@ use serde_json::{Map, json};
 use crate::checks::resolve::{GraphEdge, ResolvedGraph, resolved_graph};
 use crate::db::{SourceFile, Workspace};
 use crate::prefetch;
-use crate::queries::{DraftIr, draft_ir, outline};
+use crate::queries::{draft_ir, outline};
+use crate::rules::{NodeFields, TrackedNode};
 
 /// `authoredGraphHash`: the workflow id, and the nodes and edges exactly as authored
 /// (unknown fields and layout included), each array sorted by id. Streamed from the
 /// draft's outline into the digest, one element read at a time.
 #[salsa::tracked(returns(ref))]
 pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
-    let tree = outline(db, file).tree.as_ref()?;
+    authored_hash(outline(db, file).tree.as_ref()?)
+}
+
+/// [`authored_graph_hash`] of a draft's outline, for either driver.
+pub fn authored_hash(tree: &JsonTree) -> Option<String> {
     let root = tree.root();
     let member = |key: &str| tree.get(root, key).map(|m| m.value);
     let mut sink = HashSink::default();
@@ -158,28 +163,27 @@ pub fn compiled_topology(db: &dyn salsa::Database, workspace: Workspace, file: S
     let draft = draft_ir(db, workspace, file).as_ref()?;
     let graph = resolved_graph(db, workspace, file);
     let authored = authored_graph_hash(db, file).clone()?;
-    build_topology(db, draft, graph, authored).map(Arc::new)
+    build_topology(&draft.header, &TrackedNode::all(db, &draft.nodes), graph, authored).map(Arc::new)
 }
 
 /// Builds the executable topology: visual-only and unresolved nodes removed, nodes and
 /// transitions sorted by id, transitions referring to nodes by dense index.
-fn build_topology(
-    db: &dyn salsa::Database,
-    draft: &DraftIr<'_>,
+pub fn build_topology(
+    header: &Header,
+    draft_nodes: &[impl NodeFields],
     graph: &ResolvedGraph,
     authored_hash: String,
 ) -> Option<Topology> {
-    let header = &draft.header;
     let order = executable_nodes(graph);
     let mut dense: HashMap<u32, NodeIndex> = HashMap::with_capacity(order.len());
     let mut nodes = Vec::with_capacity(order.len());
     for (slot, &position) in order.iter().enumerate() {
         dense.insert(position, NodeIndex(slot as u32));
         let graph_node = graph.node(position);
-        let node = draft.nodes[position as usize];
+        let node = &draft_nodes[position as usize];
         let family = graph_node.family.as_ref().expect("executable");
-        let meta = node.meta(db);
-        let bindings = node.bindings(db);
+        let meta = node.meta();
+        let bindings = node.bindings();
         nodes.push(TopoNode {
             id: graph_node.id.to_string(),
             family: family.id.clone(),
@@ -189,7 +193,7 @@ fn build_topology(
             description: meta.description().map(str::to_string),
             flags: ExecutionFlags { worker_slot: family.worker_slot, authored: meta.flags().to_vec() },
             config: Arc::new(
-                node.config(db).as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
+                node.config().as_ref().map_or_else(|| serde_json::Value::Object(Map::new()), config_value),
             ),
             contracts: graph_node.declared_contracts().cloned(),
             packages: bindings.packages().to_vec(),
@@ -211,12 +215,8 @@ fn build_topology(
             mapping: e.mapping().cloned(),
         })
         .collect();
-    let positioned: Vec<(&str, little_ir::draft::Position)> = draft
-        .nodes
-        .iter()
-        .filter(|n| n.nth(db) == 0)
-        .filter_map(|n| Some((n.id(db).as_str(), (*n.position(db))?)))
-        .collect();
+    let positioned: Vec<(&str, little_ir::draft::Position)> =
+        draft_nodes.iter().filter(|n| n.nth() == 0).filter_map(|n| Some((n.id().as_str(), (*n.position())?))).collect();
     let layout: Vec<(String, little_ir::draft::Position)> = text_order(&positioned, |(id, _)| id)
         .into_iter()
         .map(|at| (positioned[at as usize].0.to_string(), positioned[at as usize].1))
@@ -335,9 +335,9 @@ pub fn topology_json(topology: &Topology, view: View) -> serde_json::Value {
 /// order: checking a draft never builds its topology. The conformance test
 /// `streamed_hashes_equal_the_hash_of_the_whole_canonical_document` holds the two views
 /// to one hash.
-pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &ResolvedGraph) -> Option<String> {
-    let workflow_id = draft.header.workflow_id.as_ref()?;
-    let catalog_version = draft.header.catalog_version.as_ref()?;
+pub fn topology_hash(header: &Header, draft_nodes: &[impl NodeFields], graph: &ResolvedGraph) -> Option<String> {
+    let workflow_id = header.workflow_id.as_ref()?;
+    let catalog_version = header.catalog_version.as_ref()?;
     let mut sink = HashSink::default();
     let out = &mut sink;
     let finite = "lowered JSON holds only finite numbers";
@@ -355,7 +355,7 @@ pub fn topology_hash(db: &dyn salsa::Database, draft: &DraftIr<'_>, graph: &Reso
     // the other, and then in id order from this compact table, whose entries (and the
     // configs they point to) can be prefetched.
     let fields: Vec<(&Option<Config>, &NodeBindings, &NodeMeta)> =
-        draft.nodes.iter().map(|node| (node.config(db), node.bindings(db), node.meta(db))).collect();
+        draft_nodes.iter().map(|node| (node.config(), node.bindings(), node.meta())).collect();
     let order = executable_nodes(graph);
     for (i, &position) in order.iter().enumerate() {
         if let Some(&far) = order.get(i + 2 * prefetch::AHEAD) {

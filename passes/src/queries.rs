@@ -21,6 +21,7 @@ use little_ir::draft::{Config, Header, Position};
 
 use crate::checks::resolve::{ResolvedGraph, resolve};
 use crate::db::{SourceFile, Workspace};
+use crate::rules::TrackedNode;
 
 /// A parsed file: the tree (absent when the text is not JSON) and the parse findings.
 #[derive(Debug, PartialEq)]
@@ -324,14 +325,22 @@ pub fn draft_nodes(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
 /// resolved from them, which is what every later layer reads (one copy of each edge, not
 /// two). It re-runs only when a node's id, family or contracts, or an edge, changed.
 #[salsa::tracked(returns(ref))]
-pub fn resolved_graph(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
+pub fn resolved_graph<'db>(db: &'db dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
     let Some(shape) = shape(db, file) else { return ResolvedGraph::default() };
     let nodes = draft_nodes(db, workspace, file);
     let edges = edge_decls(db, file)
         .as_ref()
         .and_then(Part::take)
         .unwrap_or_else(|| lowered_again(db, file).as_ref().map_or_else(Vec::new, |again| again.edges.clone()));
-    resolve(db, workspace, nodes, shape.nodes_unreadable, shape.damage, &edges)
+    // Each distinct family is looked up once: a draft has a dozen families and up to
+    // millions of nodes, and every lookup through the database is a recorded read.
+    let catalog = workspace.catalog(db);
+    let mut families: rustc_hash::FxHashMap<FamilyName<'db>, Option<Arc<Family>>> = Default::default();
+    let family_of = |node: &TrackedNode<'db>| {
+        let name = node.node.family(db)?;
+        families.entry(name).or_insert_with(|| family(db, catalog, name).clone()).clone()
+    };
+    resolve(&TrackedNode::all(db, nodes), family_of, shape.nodes_unreadable, shape.damage, &edges)
 }
 
 /// A lowered draft: its header, its nodes and what lowering found. Only ids of nodes, so

@@ -7,7 +7,12 @@ use little_frontend::anchor::{Finding, Resolver};
 use little_ir::NodeKind;
 use salsa::Setter;
 
+use little_frontend::context::Context;
+use little_frontend::json::JsonTree;
+use little_ir::draft::Header;
+
 use crate::checks::node::node_findings;
+use crate::checks::resolve::ResolvedGraph;
 use crate::checks::resolve::resolved_graph;
 use crate::checks::{
     agents, branches, catalog_version, contracts, cycles, flow, gates, ports, request, retries, suppressions,
@@ -16,6 +21,7 @@ use crate::db::{SourceFile, Workspace};
 use crate::lwir::{WorkflowVersion, check_lwir};
 use crate::project::{Candidate, authored_graph_hash, topology_hash};
 use crate::queries::{NODE_CHUNK, binding_rows, catalog_of, context, document_kind, draft_ir, outline};
+use crate::rules::{NodeFields, TrackedNode};
 
 /// Everything the checks of one draft produced, still anchored (position-free).
 #[derive(Debug, PartialEq)]
@@ -40,48 +46,85 @@ fn agent_ids(graph: &crate::checks::resolve::ResolvedGraph) -> Vec<&str> {
 /// the language server reads only this.
 #[salsa::tracked(returns(ref))]
 pub fn draft_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let Some(draft) = draft_ir(db, workspace, file) else { return findings };
+    let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
     let catalog = &catalog_of(db, workspace.catalog(db)).value;
     let context = context(db, workspace);
-    let findings = &mut findings;
-    findings.extend(draft.findings.iter().cloned());
-    findings.extend(request::check(&draft.header, context));
-    findings.extend(catalog_version::check(&draft.header, &catalog.version));
     let has_context = context.is_some();
-    for &node in &draft.nodes {
-        for layer in node_findings(db, node, has_context) {
-            findings.extend(layer.iter().cloned());
-        }
-    }
+    let node_layers = draft.nodes.iter().flat_map(|&node| node_findings(db, node, has_context));
     let graph = resolved_graph(db, workspace, file);
-    findings.extend(graph.findings.iter().cloned());
-    findings.extend(ports::port_findings(db, workspace, file).iter().cloned());
-    findings.extend(contracts::contract_findings(db, workspace, file).iter().cloned());
-    findings.extend(flow::flow_findings(db, workspace, file).iter().cloned());
-    findings.extend(cycles::cycle_findings(db, workspace, file).iter().cloned());
-    findings.extend(branches::branch_findings(db, workspace, file).iter().cloned());
-    findings.extend(gates::gate_findings(db, workspace, file).iter().cloned());
-    findings.extend(retries::retry_findings(db, workspace, file).iter().cloned());
+    let graph_layers = [
+        ports::port_findings(db, workspace, file).as_slice(),
+        contracts::contract_findings(db, workspace, file),
+        flow::flow_findings(db, workspace, file),
+        cycles::cycle_findings(db, workspace, file),
+        branches::branch_findings(db, workspace, file),
+        gates::gate_findings(db, workspace, file),
+        retries::retry_findings(db, workspace, file),
+    ];
+    let parts = DraftParts {
+        lowering: &draft.findings,
+        header: &draft.header,
+        catalog_version: &catalog.version,
+        context,
+        rows_given: binding_rows(db, workspace).is_some(),
+        graph,
+        nodes: &TrackedNode::all(db, &draft.nodes),
+    };
+    gather(parts, node_layers, graph_layers)
+}
 
-    if binding_rows(db, workspace).is_none() {
-        findings.extend(agents::status_unavailable(&agent_ids(graph)));
+/// What a draft's findings are gathered from besides its node and graph layers.
+pub struct DraftParts<'a, N> {
+    /// What lowering found.
+    pub lowering: &'a [Finding],
+    pub header: &'a Header,
+    pub catalog_version: &'a str,
+    pub context: Option<&'a Context>,
+    /// Whether binding rows were given.
+    pub rows_given: bool,
+    pub graph: &'a ResolvedGraph,
+    /// The draft's nodes, in authored order (their suppress lists).
+    pub nodes: &'a [N],
+}
+
+/// Every finding of one draft in the report's order, suppressions applied, sorted: the
+/// one gathering both drivers share. `node_layers` are the node layers' findings, node
+/// by node; `graph_layers` the graph checks', in the order ports, contracts, flow,
+/// cycles, branches, gates, retries.
+pub fn gather<'a, N: NodeFields>(
+    parts: DraftParts<'_, N>,
+    node_layers: impl IntoIterator<Item = &'a [Finding]>,
+    graph_layers: [&[Finding]; 7],
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    findings.extend(parts.lowering.iter().cloned());
+    findings.extend(request::check(parts.header, parts.context));
+    findings.extend(catalog_version::check(parts.header, parts.catalog_version));
+    for layer in node_layers {
+        findings.extend(layer.iter().cloned());
+    }
+    findings.extend(parts.graph.findings.iter().cloned());
+    for layer in graph_layers {
+        findings.extend(layer.iter().cloned());
+    }
+    if !parts.rows_given {
+        findings.extend(agents::status_unavailable(&agent_ids(parts.graph)));
     }
 
     // Suppressions silence non-blocking findings on the node that lists them.
     // (Only read when something could be suppressed: most drafts never pay for it.)
     if findings.iter().any(|f| !f.diagnostic.blocking() && f.diagnostic.node_id.is_some()) {
-        let suppressing: std::collections::HashMap<&str, &[String]> = draft
+        let suppressing: std::collections::HashMap<&str, &[String]> = parts
             .nodes
             .iter()
-            .filter(|n| n.nth(db) == 0 && !n.meta(db).suppress().is_empty())
-            .map(|n| (n.id(db).as_str(), n.meta(db).suppress()))
+            .filter(|n| n.nth() == 0 && !n.meta().suppress().is_empty())
+            .map(|n| (n.id().as_str(), n.meta().suppress()))
             .collect();
         findings.retain(|f| !suppressions::is_suppressed(f, |id| suppressing.get(id).copied()));
     }
     findings.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.diagnostic.code.cmp(&b.diagnostic.code)));
     findings.dedup();
-    std::mem::take(findings)
+    findings
 }
 
 #[salsa::tracked(returns(ref))]
@@ -89,21 +132,38 @@ pub fn check_draft(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
     let findings = draft_findings(db, workspace, file).clone();
     let mut outcome = DraftOutcome { findings, candidate: None };
     let Some(draft) = draft_ir(db, workspace, file) else { return outcome };
-    if outcome.findings.iter().any(|f| f.diagnostic.blocking()) {
-        return outcome;
-    }
     let graph = resolved_graph(db, workspace, file);
-    let agents = agent_ids(graph);
-    let rows = binding_rows(db, workspace);
-    let status = match (agents.is_empty(), rows) {
-        (true, _) => "none",
-        (false, None) => "unknown",
-        (false, Some(_)) => "accepted",
-    };
-    if let (Some(authored), Some(topology)) = (authored_graph_hash(db, file).clone(), topology_hash(db, draft, graph)) {
-        outcome.candidate = Candidate::new(&draft.header, authored, topology, status);
-    }
+    let rows_given = binding_rows(db, workspace).is_some();
+    outcome.candidate = issue(&outcome.findings, &draft.header, graph, rows_given, || {
+        (
+            authored_graph_hash(db, file).clone(),
+            topology_hash(&draft.header, &TrackedNode::all(db, &draft.nodes), graph),
+        )
+    });
     outcome
+}
+
+/// The candidate of a draft when none of its findings blocks; `hashes` gives the
+/// authored and the topology hash (read only then).
+pub fn issue(
+    findings: &[Finding],
+    header: &Header,
+    graph: &ResolvedGraph,
+    rows_given: bool,
+    hashes: impl FnOnce() -> (Option<String>, Option<String>),
+) -> Option<Candidate> {
+    if findings.iter().any(|f| f.diagnostic.blocking()) {
+        return None;
+    }
+    let status = match (agent_ids(graph).is_empty(), rows_given) {
+        (true, _) => "none",
+        (false, false) => "unknown",
+        (false, true) => "accepted",
+    };
+    match hashes() {
+        (Some(authored), Some(topology)) => Candidate::new(header, authored, topology, status),
+        _ => None,
+    }
 }
 
 /// What a clean file issues: a draft's candidate, or an LWIR's WorkflowVersion (docs/reference/formats.md#lwir).
@@ -214,36 +274,53 @@ pub fn release(db: &mut crate::Database, workspace: Workspace, file: SourceFile)
 
 fn report_with(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile, candidate: bool) -> FileReport {
     let parsed = outline(db, file);
-    let mut report = FileReport { document: None, diagnostics: parsed.diagnostics.clone(), candidate: None };
-    let Some(tree) = &parsed.tree else {
+    let kind = document_kind(db, file).as_ref();
+    resolve_report(&parsed.diagnostics, parsed.tree.as_ref(), &parsed.damaged, kind, candidate, |kind| match kind {
+        DocumentKind::Draft if candidate => {
+            let outcome = check_draft(db, workspace, file);
+            (outcome.findings.clone(), outcome.candidate.clone().map(Issued::Draft))
+        }
+        DocumentKind::Lwir => {
+            let outcome = check_lwir(db, workspace, file);
+            (outcome.findings.clone(), outcome.version.clone().map(Issued::Lwir))
+        }
+        DocumentKind::Draft => (draft_findings(db, workspace, file).clone(), None),
+        DocumentKind::Catalog => (crate::queries::catalog_of(db, file).findings.clone(), None),
+        DocumentKind::Context => (crate::queries::context_of(db, file).findings.clone(), None),
+        DocumentKind::Bindings => (crate::queries::bindings_of(db, file).findings.clone(), None),
+        DocumentKind::Definition => (crate::definition::definition_of(db, file).findings.clone(), None),
+    })
+}
+
+/// A file's report from its outline (`parse` its diagnostics, the tree, what a recovery
+/// repaired), its document kind, and `check`, which gives a document's findings and what
+/// it issues: every finding resolved to a path and span, sorted. Both drivers end here.
+pub fn resolve_report(
+    parse: &[Diagnostic],
+    tree: Option<&JsonTree>,
+    damaged: &[std::ops::Range<u32>],
+    kind: Option<&Result<DocumentKind, Box<Finding>>>,
+    candidate: bool,
+    check: impl FnOnce(DocumentKind) -> (Vec<Finding>, Option<Issued>),
+) -> FileReport {
+    let mut report = FileReport { document: None, diagnostics: parse.to_vec(), candidate: None };
+    let Some(tree) = tree else {
         little_diagnostics::sort(&mut report.diagnostics);
         return report;
     };
     let resolver = Resolver::new(tree);
-    match document_kind(db, file).as_ref().expect("parsed") {
+    match kind.expect("parsed") {
         Err(finding) => report.diagnostics.push(resolver.resolve((**finding).clone())),
         Ok(kind) => {
             report.document = Some(*kind);
-            let findings: Vec<Finding> = match kind {
-                DocumentKind::Draft if candidate => {
-                    let outcome = check_draft(db, workspace, file);
-                    report.candidate = outcome.candidate.clone().map(Issued::Draft);
-                    outcome.findings.clone()
-                }
-                DocumentKind::Lwir => {
-                    let outcome = check_lwir(db, workspace, file);
-                    report.candidate = outcome.version.clone().map(Issued::Lwir);
-                    outcome.findings.clone()
-                }
-                DocumentKind::Draft => draft_findings(db, workspace, file).clone(),
-                DocumentKind::Catalog => crate::queries::catalog_of(db, file).findings.clone(),
-                DocumentKind::Context => crate::queries::context_of(db, file).findings.clone(),
-                DocumentKind::Bindings => crate::queries::bindings_of(db, file).findings.clone(),
-                DocumentKind::Definition => crate::definition::definition_of(db, file).findings.clone(),
-            };
+            let (findings, issued) = check(*kind);
+            report.candidate = issued;
             // On a recovered draft, what lies on the damage is the fault's echo.
             let resolved = findings.into_iter().map(|f| resolver.resolve(f));
-            report.diagnostics.extend(resolved.filter(|d| !d.span.as_ref().is_some_and(|s| parsed.echoes_damage(s))));
+            report.diagnostics.extend(
+                resolved
+                    .filter(|d| !d.span.as_ref().is_some_and(|s| little_frontend::reparse::echoes_damage(damaged, s))),
+            );
         }
     }
     little_diagnostics::sort(&mut report.diagnostics);

@@ -48,8 +48,21 @@ pub fn draw(
     file: &CheckedFile<'_>,
     picture: Picture,
 ) -> Result<String, String> {
-    let diagnostics = file.diagnostics;
-    let scene = Scene::new(topology(db, workspace, source, diagnostics)?, diagnostics);
+    let topology = compiled_topology(db, workspace, source).clone();
+    draw_checked(source.path(db), topology, document_kind(db, source).as_ref(), file.diagnostics, picture)
+}
+
+/// [`draw`] of a file checked already (by the batch driver, without a database): its
+/// compiled topology (`None` when it has none) and its document kind (`None` when it is
+/// not JSON).
+pub fn draw_checked(
+    path: &str,
+    topology: Option<Arc<Topology>>,
+    kind: Option<&Result<DocumentKind, Box<little_frontend::anchor::Finding>>>,
+    diagnostics: &[Diagnostic],
+    picture: Picture,
+) -> Result<String, String> {
+    let scene = Scene::new(drawable(path, topology, kind, diagnostics)?, diagnostics);
     match picture {
         Picture::Dot => Ok(scene.dot()),
         Picture::Mermaid => Ok(scene.mermaid()),
@@ -58,14 +71,14 @@ pub fn draw(
 }
 
 /// The topology to draw, or why there is none.
-fn topology(
-    db: &Database,
-    workspace: Workspace,
-    file: SourceFile,
+fn drawable(
+    path: &str,
+    topology: Option<Arc<Topology>>,
+    kind: Option<&Result<DocumentKind, Box<little_frontend::anchor::Finding>>>,
     diagnostics: &[Diagnostic],
 ) -> Result<Arc<Topology>, String> {
-    if let Some(topology) = compiled_topology(db, workspace, file) {
-        return Ok(topology.clone());
+    if let Some(topology) = topology {
+        return Ok(topology);
     }
     let first_error = || {
         diagnostics
@@ -73,7 +86,7 @@ fn topology(
             .find(|d| d.severity() == Severity::Error)
             .map(|d| format!("{} ({})", d.message, d.code.as_str()))
     };
-    let reason = match document_kind(db, file) {
+    let reason = match kind {
         None => format!("it is not valid JSON: {}", first_error().unwrap_or_else(|| "it does not parse".into())),
         Some(Err(finding)) => finding.diagnostic.message.clone(),
         Some(Ok(DocumentKind::Lwir)) => "it is an LWIR workflow, not a draft (`workflow-draft/v1`)".into(),
@@ -87,7 +100,7 @@ fn topology(
             .or_else(first_error)
             .unwrap_or_else(|| "the draft lacks its identity (workflowId, draftId, revision, catalogVersion)".into()),
     };
-    Err(format!("`{}` has no topology to draw: {reason}; `little check` shows every finding", file.path(db)))
+    Err(format!("`{path}` has no topology to draw: {reason}; `little check` shows every finding"))
 }
 
 /// Renders DOT text to SVG with Graphviz's `dot`.

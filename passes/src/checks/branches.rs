@@ -13,13 +13,24 @@ use crate::db::{SourceFile, Workspace};
 use crate::queries::draft_ir;
 
 use super::node::check_node;
-use super::resolve::{FaultyEdge, GraphEdge, resolved_graph};
+use super::resolve::{FaultyEdge, GraphEdge, ResolvedGraph, resolved_graph};
 use crate::unknown::Resolved;
+use little_ir::draft::Config;
 
 #[salsa::tracked(returns(ref))]
 pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
+    check(graph, |i| draft.nodes[i].config(db), |i| &check_node(db, draft.nodes[i]).faulty_config)
+}
+
+/// [`branch_findings`]' rule: `config` and `faulty` give the config of the node at an
+/// index and the fields its catalog layer found faulty.
+pub fn check<'a>(
+    graph: &ResolvedGraph,
+    config: impl Fn(usize) -> &'a Option<Config>,
+    faulty: impl Fn(usize) -> &'a [String],
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     // The forward and branch edges out of each router, sound and faulty, in authored order.
     let is_router = |i: u32| graph.node(i).kind() == Some(NodeKind::Router);
@@ -40,13 +51,11 @@ pub fn branch_findings(db: &dyn salsa::Database, workspace: Workspace, file: Sou
         if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Router) {
             continue;
         }
-        let declaration = draft.nodes[index];
-        let faulty = &check_node(db, declaration).faulty_config;
-        if faulty.iter().any(|p| p.is_empty() || p.starts_with("/branches")) {
+        if faulty(index).iter().any(|p| p.is_empty() || p.starts_with("/branches")) {
             continue; // the schema already reported the branches
         }
         let at = node.anchor().at("config").at("branches");
-        let config = declaration.config(db).as_ref().map(config_value);
+        let config = config(index).as_ref().map(config_value);
         let declared: Vec<&str> = config
             .as_ref()
             .and_then(|c| c.get("branches"))

@@ -7,11 +7,15 @@ use little_ir::{types_overlap, types_subset};
 
 use crate::db::{SourceFile, Workspace};
 
-use super::resolve::{Direction, resolved_graph};
+use super::resolve::{Direction, ResolvedGraph, resolved_graph};
 
 #[salsa::tracked(returns(ref))]
 pub fn contract_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let graph = resolved_graph(db, workspace, file);
+    check(resolved_graph(db, workspace, file))
+}
+
+/// [`contract_findings`]' rule over a resolved graph, for either driver.
+pub fn check(graph: &ResolvedGraph) -> Vec<Finding> {
     let mut findings = Vec::new();
     if !graph.contract_mode {
         return findings;

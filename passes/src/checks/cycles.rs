@@ -16,7 +16,7 @@ use petgraph::graph::DiGraph;
 use crate::db::{SourceFile, Workspace};
 
 use super::adjacency::Adjacency;
-use super::resolve::resolved_graph;
+use super::resolve::{ResolvedGraph, resolved_graph};
 
 /// A directed graph of named nodes and named edges (drafts and LWIR both lower to it).
 pub struct CycleGraph<'a> {
@@ -163,7 +163,11 @@ pub fn describe(witness: &Witness) -> String {
 
 #[salsa::tracked(returns(ref))]
 pub fn cycle_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let graph = resolved_graph(db, workspace, file);
+    check(resolved_graph(db, workspace, file))
+}
+
+/// [`cycle_findings`]' rule over a resolved graph, for either driver.
+pub fn check(graph: &ResolvedGraph) -> Vec<Finding> {
     let progress = graph.edges.iter().filter(|e| e.kind.is_progress());
     if is_acyclic(graph.nodes.len(), progress.map(|e| (e.from, e.to))) {
         return Vec::new();

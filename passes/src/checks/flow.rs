@@ -7,12 +7,16 @@ use little_frontend::anchor::{Anchor, Finding};
 use crate::db::{SourceFile, Workspace};
 
 use super::adjacency::Adjacency;
-use super::resolve::resolved_graph;
+use super::resolve::{ResolvedGraph, resolved_graph};
 use crate::unknown::Resolved;
 
 #[salsa::tracked(returns(ref))]
 pub fn flow_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let graph = resolved_graph(db, workspace, file);
+    check(resolved_graph(db, workspace, file))
+}
+
+/// [`flow_findings`]' rule over a resolved graph, for either driver.
+pub fn check(graph: &ResolvedGraph) -> Vec<Finding> {
     let mut findings = Vec::new();
     let count = graph.nodes.len();
     // A node of unknown kind (its family did not resolve) could be a trigger.

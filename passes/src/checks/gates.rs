@@ -10,26 +10,35 @@ use crate::db::{SourceFile, Workspace};
 use crate::queries::draft_ir;
 
 use super::node::check_node;
-use super::resolve::resolved_graph;
+use super::resolve::{ResolvedGraph, resolved_graph};
 use super::upstream::{ancestors, ancestry_unknown, predecessors};
+use little_ir::draft::Config;
 
 #[salsa::tracked(returns(ref))]
 pub fn gate_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
     let graph = resolved_graph(db, workspace, file);
     let Some(draft) = draft_ir(db, workspace, file) else { return Vec::new() };
+    check(graph, |i| draft.nodes[i].config(db), |i| &check_node(db, draft.nodes[i]).faulty_config)
+}
+
+/// [`gate_findings`]' rule: `config` and `faulty` give the config of the node at an index
+/// and the fields its catalog layer found faulty.
+pub fn check<'a>(
+    graph: &ResolvedGraph,
+    config: impl Fn(usize) -> &'a Option<Config>,
+    faulty: impl Fn(usize) -> &'a [String],
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut predecessor_lists = None;
     for (index, node) in graph.nodes.iter().enumerate() {
         if node.nth > 0 || !node.is_executable() || node.kind() != Some(NodeKind::Gate) {
             continue;
         }
-        let declaration = draft.nodes[index];
-        let faulty = &check_node(db, declaration).faulty_config;
-        if faulty.iter().any(|p| p.is_empty() || p.starts_with("/evidence")) {
+        if faulty(index).iter().any(|p| p.is_empty() || p.starts_with("/evidence")) {
             continue;
         }
         let at = node.anchor().at("config");
-        let config = declaration.config(db).as_ref().map(config_value);
+        let config = config(index).as_ref().map(config_value);
         let evidence: Vec<Option<&str>> = config
             .as_ref()
             .and_then(|c| c.get("evidence"))

@@ -6,7 +6,10 @@ use little_frontend::anchor::{Anchor, Finding};
 use little_frontend::draft::config_value;
 use little_ir::NodeKind;
 
-use crate::queries::{Node, binding_rows, catalog_of, context, family_of};
+use little_frontend::context::{BindingRow, Context};
+
+use crate::queries::{Node, binding_rows, context};
+use crate::rules::{NodeFields, NodeInWorkspace, TrackedNode};
 
 use super::{agents, config, family, packages, schedule, suppressions, tenant};
 
@@ -35,26 +38,29 @@ pub struct Layers {
 /// what the later node passes skip.
 #[salsa::tracked(returns(ref))]
 pub fn check_node<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> NodeReport {
-    let workspace = node.workspace(db);
-    let id = node.id(db).as_str();
-    let at = Anchor::node(id, node.nth(db));
+    catalog_layer(&TrackedNode::new(db, node))
+}
+
+/// [`check_node`]'s rule, for either driver.
+pub fn catalog_layer(node: &impl NodeInWorkspace) -> NodeReport {
+    let id = node.id().as_str();
+    let at = Anchor::node(id, node.nth());
     let mut report =
-        NodeReport { findings: suppressions::check(id, &at, node.meta(db).suppress()), ..Default::default() };
-    let Some(name) = node.family(db) else { return report };
-    let Some(resolved) = family_of(db, node) else {
-        let catalog = &catalog_of(db, workspace.catalog(db)).value;
-        report.findings.push(family::unknown(id, &at, name.text(db), catalog));
+        NodeReport { findings: suppressions::check(id, &at, node.meta().suppress()), ..Default::default() };
+    let Some(name) = node.family_name() else { return report };
+    let Some(resolved) = node.family() else {
+        report.findings.push(family::unknown(id, &at, name, node.catalog()));
         return report;
     };
     report.layers = Layers {
         tenant: true,
         schedule: resolved.semantic == "schedule",
-        packages: !node.bindings(db).packages().is_empty(),
+        packages: !node.bindings().packages().is_empty(),
         agent: resolved.kind == NodeKind::Agent,
     };
     report.findings.extend(family::deprecated(id, &at, resolved));
-    if let Some(text) = node.config(db)
-        && let Some(schema) = config::config_schema(db, workspace.catalog(db), name)
+    if let Some(text) = node.config()
+        && let Some(schema) = node.config_schema()
     {
         let (findings, faulty) = config::check(id, &at, &resolved.id, schema, &config_value(text));
         report.findings.extend(findings);
@@ -66,41 +72,99 @@ pub fn check_node<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> NodeRep
 /// The tenant layer of one node (runs only with a context).
 #[salsa::tracked(returns(ref))]
 pub fn tenant_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
-    let workspace = node.workspace(db);
-    let (Some(context), Some(family)) = (context(db, workspace), family_of(db, node)) else {
-        return Vec::new();
-    };
-    let faulty = &check_node(db, node).faulty_config;
-    let config = node.config(db).as_ref().map(config_value);
-    tenant::check(node.id(db), &anchor(db, node), family, config.as_ref(), faulty, context)
+    let Some(context) = context(db, node.workspace(db)) else { return Vec::new() };
+    tenant_layer(&TrackedNode::new(db, node), context, || &check_node(db, node).faulty_config)
+}
+
+/// [`tenant_findings`]' rule: `faulty` gives the config fields the catalog layer found faulty.
+pub fn tenant_layer<'a>(
+    node: &impl NodeInWorkspace,
+    context: &Context,
+    faulty: impl FnOnce() -> &'a [String],
+) -> Vec<Finding> {
+    let Some(family) = node.family() else { return Vec::new() };
+    let faulty = faulty();
+    let config = node.config().as_ref().map(config_value);
+    tenant::check(node.id(), &anchor(node), family, config.as_ref(), faulty, context)
 }
 
 /// The schedule layer of one schedule trigger.
 #[salsa::tracked(returns(ref))]
 pub fn schedule_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
     let workspace = node.workspace(db);
-    let Some(config) = node.config(db).as_ref().map(config_value) else { return Vec::new() };
-    let faulty = &check_node(db, node).faulty_config;
-    let policy = context(db, workspace).and_then(|c| c.min_interval_minutes);
-    schedule::check(node.id(db), &anchor(db, node), &config, faulty, policy)
+    schedule_layer(
+        &TrackedNode::new(db, node),
+        || &check_node(db, node).faulty_config,
+        || context(db, workspace).and_then(|c| c.min_interval_minutes),
+    )
+}
+
+/// [`schedule_findings`]' rule: `policy` gives the context's shortest interval, if any.
+pub fn schedule_layer<'a>(
+    node: &impl NodeFields,
+    faulty: impl FnOnce() -> &'a [String],
+    policy: impl FnOnce() -> Option<u64>,
+) -> Vec<Finding> {
+    let Some(config) = node.config().as_ref().map(config_value) else { return Vec::new() };
+    let faulty = faulty();
+    schedule::check(node.id(), &anchor(node), &config, faulty, policy())
 }
 
 /// The package layer of one node that binds packages.
 #[salsa::tracked(returns(ref))]
 pub fn package_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
-    let workspace = node.workspace(db);
-    packages::check(node.id(db), &anchor(db, node), node.bindings(db).packages(), context(db, workspace))
+    package_layer(&TrackedNode::new(db, node), context(db, node.workspace(db)))
+}
+
+/// [`package_findings`]' rule.
+pub fn package_layer(node: &impl NodeFields, context: Option<&Context>) -> Vec<Finding> {
+    packages::check(node.id(), &anchor(node), node.bindings().packages(), context)
 }
 
 /// The agent-binding layer of one agent node.
 #[salsa::tracked(returns(ref))]
 pub fn agent_findings<'db>(db: &'db dyn salsa::Database, node: Node<'db>) -> Vec<Finding> {
-    let workspace = node.workspace(db);
-    agents::check(node.id(db), &anchor(db, node), node.bindings(db).agent(), binding_rows(db, workspace))
+    agent_layer(&TrackedNode::new(db, node), binding_rows(db, node.workspace(db)))
 }
 
-fn anchor(db: &dyn salsa::Database, node: Node<'_>) -> Anchor {
-    Anchor::node(node.id(db), node.nth(db))
+/// [`agent_findings`]' rule.
+pub fn agent_layer(node: &impl NodeFields, rows: Option<&[BindingRow]>) -> Vec<Finding> {
+    agents::check(node.id(), &anchor(node), node.bindings().agent(), rows)
+}
+
+fn anchor(node: &impl NodeFields) -> Anchor {
+    Anchor::node(node.id(), node.nth())
+}
+
+/// Every later node layer that applies to a node, in [`node_findings`]' order, without a
+/// database: the batch driver's. `report` is the node's catalog layer.
+pub fn later_layers(
+    node: &impl NodeInWorkspace,
+    report: &NodeReport,
+    context: Option<&Context>,
+    rows: Option<&[BindingRow]>,
+) -> Vec<Finding> {
+    let applies = report.layers;
+    let mut findings = Vec::new();
+    if applies.tenant
+        && let Some(context) = context
+    {
+        findings.extend(tenant_layer(node, context, || &report.faulty_config));
+    }
+    if applies.schedule {
+        findings.extend(schedule_layer(
+            node,
+            || &report.faulty_config,
+            || context.and_then(|c| c.min_interval_minutes),
+        ));
+    }
+    if applies.packages {
+        findings.extend(package_layer(node, context));
+    }
+    if applies.agent {
+        findings.extend(agent_layer(node, rows));
+    }
+    findings
 }
 
 /// Every node pass that applies to `node`, each a memoized query of its own: a node

@@ -16,7 +16,11 @@ fn list(types: &[String]) -> String {
 
 #[salsa::tracked(returns(ref))]
 pub fn port_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let graph = resolved_graph(db, workspace, file);
+    check(resolved_graph(db, workspace, file))
+}
+
+/// [`port_findings`]' rule over a resolved graph, for either driver.
+pub fn check(graph: &ResolvedGraph) -> Vec<Finding> {
     let mut findings = Vec::new();
     let into = Incoming::new(graph);
     for (at, edge) in graph.edges.iter().enumerate().filter(|(_, e)| e.kind.is_progress()) {

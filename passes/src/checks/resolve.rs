@@ -13,10 +13,8 @@ use little_ir::catalog::Family;
 use little_ir::draft::{Contracts, Endpoint, Mapping, RetrySettings};
 use little_ir::ids;
 use little_ir::{EdgeKind, Name, NodeKind};
-use rustc_hash::FxHashMap;
 
-use crate::db::Workspace;
-use crate::queries::{FamilyName, Node, family};
+use crate::rules::NodeFields;
 use crate::unknown::Resolved;
 use little_frontend::draft::{Damage, EdgeEntry};
 
@@ -279,28 +277,22 @@ impl ResolvedGraph {
 /// The graph query lives with the lowering it takes its edges from.
 pub use crate::queries::resolved_graph;
 
-/// Resolves a draft's lowered edges between its nodes.
-pub(crate) fn resolve<'db>(
-    db: &'db dyn salsa::Database,
-    workspace: Workspace,
-    nodes: &[Node<'db>],
+/// Resolves a draft's lowered edges between its nodes, for either driver. `family` gives
+/// a node's family in the catalog (each driver looks a draft's dozen families up once).
+pub fn resolve<N: NodeFields>(
+    nodes: &[N],
+    mut family: impl FnMut(&N) -> Option<Arc<Family>>,
     nodes_unreadable: bool,
     damage: Damage,
     edges: &[EdgeEntry],
 ) -> ResolvedGraph {
     let mut graph = ResolvedGraph { damage, ..ResolvedGraph::default() };
-    // Each distinct family is looked up once: a draft has a dozen families and up to
-    // millions of nodes, and every lookup through the database is a recorded read.
-    let catalog = workspace.catalog(db);
-    let mut families: FxHashMap<FamilyName<'_>, Option<Arc<Family>>> = FxHashMap::default();
     graph.nodes.reserve(nodes.len());
-    for &node in nodes {
-        let id = node.id(db).clone();
-        let nth = node.nth(db);
-        let name = node.family(db);
-        let family =
-            name.and_then(|name| families.entry(name).or_insert_with(|| family(db, catalog, name).clone()).clone());
-        let contracts = match node.contracts(db) {
+    for node in nodes {
+        let id = node.id().clone();
+        let nth = node.nth();
+        let family = family(node);
+        let contracts = match node.contracts() {
             ContractsDecl::Absent => None,
             ContractsDecl::Invalid => Some(Resolved::Unknown),
             ContractsDecl::Valid(contracts) => Some(Resolved::Known(contracts.clone())),

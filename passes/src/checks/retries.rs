@@ -7,14 +7,18 @@ use little_ir::EdgeKind;
 
 use crate::db::{SourceFile, Workspace};
 
-use super::resolve::resolved_graph;
+use super::resolve::{ResolvedGraph, resolved_graph};
 use super::upstream::{ancestors, ancestry_unknown, predecessors};
 
 pub const MAX_ATTEMPTS: std::ops::RangeInclusive<i64> = 1..=20;
 
 #[salsa::tracked(returns(ref))]
 pub fn retry_findings(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile) -> Vec<Finding> {
-    let graph = resolved_graph(db, workspace, file);
+    check(resolved_graph(db, workspace, file))
+}
+
+/// [`retry_findings`]' rule over a resolved graph, for either driver.
+pub fn check(graph: &ResolvedGraph) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut predecessor_lists = None;
     for edge in graph.edges.iter().filter(|e| e.kind == EdgeKind::Retry) {

@@ -526,8 +526,9 @@ class WorkerConfig(TypedDict):
 
 class DefinitionSnapshot(TypedDict):
     """The WorkflowDefinitionSnapshot of a definition exactly as ``little snapshot`` writes
-    it and the packages' ``snapshot()`` return it (seed 000, stage 3); the ``snapshot``
-    schema is the looser one little reads.
+    it and the packages' ``snapshot()`` return it (little
+    docs/reference/formats.md#snapshot); the ``snapshot`` schema is the looser one
+    little reads.
     """
 
     #: The workflow's id.
@@ -651,7 +652,7 @@ class CompilerLock(TypedDict):
 
 class Registration(TypedDict):
     """What ``little lock`` writes and the packages' ``lock()`` return: the registered
-    WorkflowVersion and the compiler lock (seed 000, stage 8).
+    WorkflowVersion and the compiler lock (little docs/reference/formats.md#lock).
     """
 
     #: The LWIR's WorkflowVersion, with the document it names.
