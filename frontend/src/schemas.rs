@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn every_written_schema_is_exact_and_named_by_its_file() {
         let written: Vec<&str> = SCHEMAS.iter().filter(|s| s.written).map(|s| s.name).collect();
-        assert_eq!(written, ["report", "compiled", "codes", "definition-snapshot", "registration"]);
+        assert_eq!(written, ["report", "compiled", "codes", "definition-snapshot", "registration", "event", "plan"]);
         for schema in SCHEMAS.iter().filter(|s| s.written) {
             let value: serde_json::Value = serde_json::from_str(schema.text).expect("a schema is JSON");
             let id = value["$id"].as_str().expect("a schema has an `$id`");
