@@ -345,13 +345,8 @@ impl PgRunLog {
         }
         let (run_id, epoch, seq) = (self.run_id.clone(), self.epoch, event.seq as i64);
         let commit_mode = if sync { "on" } else { "off" };
-        // What a retry writes: the unsynced events before this one (the server may have
-        // lost them in a crash) and this one.
-        let mut pending: Vec<(i64, &str, String)> = self.events[self.events.len() - self.unsynced..]
-            .iter()
-            .map(|e| (e.seq as i64, e.kind.as_str(), e.to_text()))
-            .collect();
-        pending.push((seq, kind, body.clone()));
+        // The unsynced events before this one: the server may have lost them in a crash.
+        let unsynced = &self.events[self.events.len() - self.unsynced..];
         let mut taken_by = None;
         let outcome = self.connection.run("append an event", |live, retry| {
             if !retry {
@@ -388,6 +383,8 @@ impl PgRunLog {
             // The last try may have committed before its connection broke, and a server
             // that crashed may have lost unsynced commits: each pending event is either
             // there, exactly, or written now, in order.
+            let pending: Vec<(i64, &str, String)> =
+                unsynced.iter().chain([&event]).map(|e| (e.seq as i64, e.kind.as_str(), e.to_text())).collect();
             let first = pending[0].0;
             let found = tx.query(
                 "SELECT seq, body FROM little.events WHERE run_id = $1 AND seq >= $2 ORDER BY seq",
