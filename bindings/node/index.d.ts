@@ -6,7 +6,18 @@
 // literals against these declarations, where TypeScript refuses a missing, extra or
 // mistyped field, and type-checks test/usage.mts and test/usage.cts.
 
-import type { CodeInfo, Compiled, DefinitionSnapshot, Event, JsonObject, ModelTextEvent, Registration, Report } from './types.js';
+import type {
+  CodeInfo,
+  Compiled,
+  DefinitionSnapshot,
+  Event,
+  JsonObject,
+  ModelTextEvent,
+  PlanRegistered,
+  Registration,
+  Report,
+  SessionCounts as GeneratedSessionCounts,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -202,26 +213,12 @@ export interface PlanOptions extends HarnessOptions {
   outerLoop?: string | undefined;
 }
 
-export interface SessionCounts {
-  modelCalls: number;
-  toolCalls: number;
-  modelCallsReplayed: number;
-  toolCallsReplayed: number;
-}
+/** How many model and tool calls a session made, and how many were replayed. */
+export type SessionCounts = GeneratedSessionCounts;
 
-export interface PlanResult {
-  runId: string;
-  /** The lock's id of the version (`wfv_…`). */
-  workflowVersionId: string;
-  workflowVersionHash: string;
-  /** The LWIR's WorkflowVersion id (`wfver_…`, what `little plan` and `little verify` print); the same hash. */
-  lwirVersionId: string;
-  /** The WorkflowVersion and its lock: what `little plan -o` writes. */
-  registration: Registration;
-  /** The accepted submission's number. */
-  submission: number;
-  session: SessionCounts;
-}
+/** What `plan` resolves to: `little plan --format json`'s registered outcome without its
+ * `format` and `outcome` (a failure rejects instead). */
+export type PlanResult = Omit<PlanRegistered, 'format' | 'outcome'>;
 
 export interface FixOptions extends HarnessOptions {
   lwir: string;
