@@ -118,21 +118,66 @@ fn cleanly_after(bytes: &[u8], element: &Range<usize>) -> bool {
     bytes[..element.start].iter().rposition(|&b| !is_ws(b)).is_some_and(|at| !matches!(bytes[at], b':' | b'['))
 }
 
-/// Whether the gap opens as an element (after its `,`) in which no id can be read, and
-/// whose keys are none of those of the element before it: the rest of that element, which
-/// an inserted `}, {` split off (the `id` is written first), rather than an element whose
-/// id the edit made unreadable (which shares keys such as `family` with its neighbour).
+/// Whether the gap is the rest of the element before it, which the edit split off: after
+/// its `,` the gap opens either as an element in which no id can be read (an inserted
+/// `}, {`; the `id` is written first) or as something that is not an element (an inserted
+/// `},` before a string whose opening quote the edit took, or with a quote of its own),
+/// and the keys written there are none of those of the element before it (a quote the
+/// edit typed may pair the strings after it the other way: both pairings are read). A
+/// neighbour whose `{` and `"id": "` the edit took also opens so, but it shares keys such
+/// as `family` with the element before it.
 fn headless_rest_of(text: &str, before: &Range<usize>, gap: &[u8], ids: &[String]) -> bool {
     let comma = skip_ws(gap, 0);
-    let opens = gap.get(comma) == Some(&b',') && gap.get(skip_ws(gap, comma + 1)) == Some(&b'{');
-    if !ids.is_empty() || !opens {
+    if gap.get(comma) != Some(&b',') || !ids.is_empty() {
         return false;
     }
-    // At any depth: a broken quote upsets the depth of what follows it.
-    let keys = keys_in(gap);
+    let opening = skip_ws(gap, comma + 1);
+    let keys = match gap.get(opening) {
+        // At any depth: a broken quote upsets the depth of what follows it.
+        Some(b'{') => keys_in(gap),
+        Some(b) if !matches!(b, b'[' | b'}' | b']' | b',') => {
+            // A quote may be a string's end or its start: read the members both ways.
+            let tail = &gap[opening..];
+            let mut keys = members_keys(tail);
+            if let Some(quote) = tail.iter().position(|&b| matches!(b, b'"' | b'\n' | b'\r'))
+                && tail[quote] == b'"'
+            {
+                keys.extend(members_keys(&tail[quote + 1..]));
+            }
+            keys
+        }
+        _ => return false,
+    };
     let Some(tree) = json::parse(&text[before.clone()]).tree else { return false };
     let Some(members) = tree.value(tree.root()).as_object() else { return false };
     !keys.is_empty() && !members.iter().any(|m| keys.contains(&m.key.as_bytes()))
+}
+
+/// The keys of the object whose members `bytes` continues (at its own depth, up to the
+/// `}` that closes it).
+fn members_keys(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => break,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                let end = string_end(bytes, at);
+                if depth == 0 && end > at + 1 && bytes[end - 1] == b'"' && bytes.get(skip_ws(bytes, end)) == Some(&b':')
+                {
+                    keys.push(&bytes[at + 1..end - 1]);
+                }
+                at = end;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    keys
 }
 
 /// The keys (strings closed on their line, then `:`) written in `bytes`, at any depth.
@@ -467,6 +512,24 @@ mod tests {
         let text = r#"{"nodes": [{"id": "a"}, {"id": "b"}, {"family": "x" 1}, {"id": "d"}]}"#;
         let gap = find(text).expect("a gap");
         assert_eq!(&text[gap.span.clone()], r#", {"id": "b"}, {"family": "x" 1}, "#);
+        // Split by `},` typed before a string whose opening quote the edit took: the rest
+        // shares no key with the first part, so the first part is the edited element.
+        let text = r#"{"nodes": [{"id": "a"}, {"id": "b", "t":1},x", "family": "y"}, {"id": "d"}]}"#;
+        let gap = find(text).expect("a gap");
+        assert_eq!(&text[gap.span.clone()], r#", {"id": "b", "t":1},x", "family": "y"}, "#);
+        assert_eq!(gap.ids, ["b"]);
+        // … and with a quote typed after the `},`, which pairs the strings the other way.
+        let text = r#"{"nodes": [{"id": "a"}, {"id": "b"},""family": "y"}, {"id": "d"}]}"#;
+        let gap = find(text).expect("a gap");
+        assert_eq!(&text[gap.span.clone()], r#", {"id": "b"},""family": "y"}, "#);
+    }
+
+    #[test]
+    fn a_neighbour_whose_head_the_edit_took_leaves_the_element_before_it_whole() {
+        // `c`'s `{"id": "` deleted: its rest shares `family` with `b`, which is kept.
+        let text = r#"{"nodes": [{"id": "b", "family": "x"}, c", "family": "y"}, {"id": "d"}]}"#;
+        let gap = find(text).expect("a gap");
+        assert_eq!(&text[gap.span.clone()], r#", c", "family": "y"}, "#);
     }
 
     #[test]
