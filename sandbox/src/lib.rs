@@ -35,11 +35,13 @@
 //! than 5.11 (no `close_range`), inherited descriptors are not closed. `run` blocks the
 //! calling thread, which must live until it returns (`PR_SET_PDEATHSIG` is per thread).
 
+pub mod abort;
 pub mod limits;
 pub mod quota;
 pub mod signals;
 pub mod supervise;
 
+pub use abort::Abort;
 pub use limits::{Limit, Limits, Unenforced};
 pub use quota::Rollback;
 pub use supervise::kill_registered_groups;
@@ -87,6 +89,9 @@ pub struct Sandbox {
     /// Runs without any bound (no cgroup, no rlimit, no size check after the call): for
     /// measuring what the bounds cost, never for a model's commands. Default false.
     pub unbounded: bool,
+    /// Ends the call in flight from another thread ([`Abort`]): only this sandbox's calls
+    /// are killed. Default none.
+    pub abort: Option<Abort>,
 }
 
 /// What a command did.
@@ -108,6 +113,26 @@ pub struct Output {
     /// When a writable mount held more than its bound after the call: what was rolled back
     /// (the first such mount).
     pub rollback: Option<Rollback>,
+    /// Whether the call was ended by [`Sandbox::abort`] (exit code 137, as killed by
+    /// `SIGKILL`), or not started because the abort came first.
+    pub aborted: bool,
+}
+
+impl Output {
+    /// A call its [`Abort`] stopped before it started.
+    fn not_started() -> Output {
+        Output {
+            exit_code: 128 + libc::SIGKILL,
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            timed_out: false,
+            duration: Duration::ZERO,
+            limit: None,
+            rollback: None,
+            aborted: true,
+        }
+    }
 }
 
 /// The default time limit of a command.
@@ -142,6 +167,7 @@ impl Sandbox {
             max_output: DEFAULT_MAX_OUTPUT,
             limits: Limits::default(),
             unbounded: false,
+            abort: None,
         }
     }
 
@@ -209,6 +235,9 @@ impl Sandbox {
             Mode::None => None,
             Mode::Bwrap => Some(resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?),
         };
+        if self.abort.as_ref().is_some_and(Abort::is_aborted) {
+            return Ok(Output::not_started());
+        }
         // What the writable mounts held before the call, so that its writes can be told apart.
         let quotas: Vec<(&Mount, Limit, u64, quota::Snapshot)> = self
             .mounts
@@ -230,7 +259,12 @@ impl Sandbox {
             None => {
                 let mut cmd = Command::new(&argv[0]);
                 cmd.args(&argv[1..]).env_clear().envs(self.env()).current_dir(&workdir);
-                let extra = supervise::Extra { cgroup: bounds.cgroup, rlimits, ..Default::default() };
+                let extra = supervise::Extra {
+                    cgroup: bounds.cgroup,
+                    rlimits,
+                    abort: self.abort.as_ref(),
+                    ..Default::default()
+                };
                 supervise::supervise(cmd, None, self.timeout, self.max_output, extra)?
             }
             Some(program) => {
@@ -242,11 +276,11 @@ impl Sandbox {
                         ..m.clone()
                     })
                     .collect();
-                let how = How { userns: userns_available(), bounds: Some(bounds) };
+                let how = How { userns: userns_available(), bounds: Some(bounds), abort: self.abort.as_ref() };
                 run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output, how)?
             }
         };
-        if !self.unbounded {
+        if !self.unbounded && !output.aborted {
             let memory_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_memory);
             let nproc_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_processes);
             output.limit = cgroup
@@ -337,7 +371,7 @@ pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<bool, String> {
     ];
     let argv = [find_shell()?.into_os_string(), "-c".into(), "true".into()];
     let trial = |userns: bool| {
-        let how = How { userns, bounds: None };
+        let how = How { userns, bounds: None, abort: None };
         run_bwrap(&program, &[], Path::new("/tmp"), &env, &argv, PROBE_TIMEOUT, 16 * 1024, how)
     };
     if trial(true).is_ok_and(|out| out.exit_code == 0) {
@@ -470,10 +504,12 @@ struct Bounds<'a> {
     rlimits: Option<limits::Rlimits>,
 }
 
-/// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run).
+/// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run),
+/// abortable or not.
 struct How<'a> {
     userns: bool,
     bounds: Option<Bounds<'a>>,
+    abort: Option<&'a Abort>,
 }
 
 /// Runs `argv` under bubblewrap. bubblewrap reports on a status descriptor whether the
@@ -503,6 +539,7 @@ fn run_bwrap(
         on_timeout: Some(&mut on_timeout),
         cgroup: how.bounds.as_ref().and_then(|b| b.cgroup),
         rlimits: how.bounds.as_ref().and_then(|b| b.rlimits),
+        abort: how.abort,
         ..Default::default()
     };
     let output = supervise::supervise(cmd, None, timeout, max_output, extra);

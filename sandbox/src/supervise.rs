@@ -12,7 +12,8 @@
 //! (what it left running in the background goes with it); the pipes are then drained until
 //! they close, for at most [`DRAIN_GRACE`], since a process that left the group (`setsid`)
 //! may hold them open forever. At the deadline the group is killed and the call returns
-//! within about a second whatever still holds the pipes.
+//! within about a second whatever still holds the pipes. An [`Abort`] ends the call the
+//! same way at once, from another thread: its eventfd wakes the `poll`.
 //!
 //! Limitation: a process that calls `setsid(2)` or `setpgid(2)` leaves the group and is not
 //! killed here; run the command in a PID namespace (bubblewrap, [`Mode::Bwrap`](crate::Mode))
@@ -26,8 +27,8 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::Output;
 use crate::limits::{CallCgroup, Rlimits, apply_in_child};
+use crate::{Abort, Output};
 
 /// How long the pipes are still read after the command exited and its group was killed,
 /// waiting for them to close.
@@ -124,7 +125,7 @@ pub(crate) struct Extra<'a> {
     /// A descriptor the command inherits (bubblewrap's status pipe); all others above 2 are
     /// closed at exec.
     pub keep_fd: Option<RawFd>,
-    /// Called at the deadline with the child's pid, before its group is killed; when it
+    /// Called at the deadline (or on abort) with the child's pid, before its group is killed; when it
     /// returns true, the child is given half of [`KILL_WAIT`] to exit by itself first (bubblewrap,
     /// once the namespace's init is killed, exits only after everything in it is gone).
     pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
@@ -133,6 +134,8 @@ pub(crate) struct Extra<'a> {
     pub cgroup: Option<&'a CallCgroup>,
     /// Resource limits the child sets before `exec`.
     pub rlimits: Option<Rlimits>,
+    /// Ends the call at once when aborted (the command is killed as at its deadline).
+    pub abort: Option<&'a Abort>,
 }
 
 pub(crate) fn supervise(
@@ -194,8 +197,15 @@ pub(crate) fn supervise(
     let mut buf = vec![0u8; 64 * 1024];
     let mut status: Option<ExitStatus> = None;
     let mut drain_until = None;
+    let abort = extra.abort;
+    let aborted = || abort.is_some_and(Abort::is_aborted);
+    // Polled only while the command runs: once aborted it stays readable.
+    let wake_fd = abort.and_then(Abort::wake_fd);
 
     loop {
+        if status.is_none() && aborted() {
+            break;
+        }
         let now = Instant::now();
         let state = if status.is_none() { child_state(pid) } else { ChildState::Running };
         if state != ChildState::Running {
@@ -220,7 +230,7 @@ pub(crate) fn supervise(
             break;
         }
 
-        let mut fds: [libc::pollfd; 4] = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 4];
+        let mut fds: [libc::pollfd; 5] = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 5];
         if let Some(s) = &stdout {
             fds[0] = pollfd(s.as_raw_fd(), libc::POLLIN);
         }
@@ -235,12 +245,17 @@ pub(crate) fn supervise(
         {
             fds[3] = pollfd(p.as_raw_fd(), libc::POLLIN);
         }
+        if status.is_none()
+            && let Some(fd) = wake_fd
+        {
+            fds[4] = pollfd(fd, libc::POLLIN);
+        }
         let mut wait_ms = limit.map_or(-1, |limit| millis_until(now, limit));
-        if status.is_none() && pidfd.is_none() {
-            // Without a pidfd the exit is noticed by asking every 10 ms.
+        if status.is_none() && (pidfd.is_none() || (abort.is_some() && wake_fd.is_none())) {
+            // Without a pidfd (or an eventfd) the exit (or the abort) is noticed by asking every 10 ms.
             wait_ms = if wait_ms < 0 { 10 } else { wait_ms.min(10) };
         }
-        // SAFETY: `fds` is a valid array of 4 pollfd; entries with fd -1 are ignored.
+        // SAFETY: `fds` is a valid array of 5 pollfd; entries with fd -1 are ignored.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
         if ready < 0 {
             continue; // EINTR: a signal arrived; go round.
@@ -264,8 +279,9 @@ pub(crate) fn supervise(
         }
     }
 
-    let timed_out = status.is_none();
-    if timed_out {
+    let stopped = status.is_none();
+    let was_aborted = stopped && aborted();
+    if stopped {
         // One budget for the whole teardown, so the call returns within KILL_WAIT.
         let until = Instant::now() + KILL_WAIT;
         if let Some(on_timeout) = extra.on_timeout
@@ -302,16 +318,18 @@ pub(crate) fn supervise(
     let (stderr, err_cut) = err.finish();
     Ok(Output {
         exit_code: match status {
+            None if was_aborted => 128 + libc::SIGKILL,
             None => TIMEOUT_EXIT_CODE,
             Some(status) => exit_code(status),
         },
         stdout,
         stderr,
         truncated: out_cut || err_cut,
-        timed_out,
+        timed_out: stopped && !was_aborted,
         duration: start.elapsed(),
         limit: None,
         rollback: None,
+        aborted: was_aborted,
     })
 }
 
