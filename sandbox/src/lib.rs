@@ -39,6 +39,7 @@ pub mod abort;
 pub mod limits;
 pub mod quota;
 pub mod signals;
+mod spawn;
 pub mod supervise;
 
 pub use abort::Abort;
@@ -48,7 +49,7 @@ pub use supervise::kill_registered_groups;
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -590,24 +591,7 @@ fn child_pid(status: &str) -> Option<i32> {
 /// A pipe for bubblewrap's `--json-status-fd`: both ends close-on-exec (the write end is
 /// let through to bubblewrap alone), the write end above 2.
 fn status_pipe() -> Result<(OwnedFd, OwnedFd), String> {
-    let mut fds: [RawFd; 2] = [-1, -1];
-    // SAFETY: pipe2 writes two descriptors into `fds`.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("the sandbox cannot start: pipe: {}", std::io::Error::last_os_error()));
-    }
-    // SAFETY: both descriptors are new and ours.
-    let (read, mut write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    if write.as_raw_fd() <= 2 {
-        // The caller runs with a standard stream closed: move the end out of 0..=2, which
-        // the child's stdio replaces.
-        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor or -1.
-        let moved = unsafe { libc::fcntl(write.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
-        if moved < 0 {
-            return Err(format!("the sandbox cannot start: fcntl: {}", std::io::Error::last_os_error()));
-        }
-        // SAFETY: `moved` is new and ours.
-        write = unsafe { OwnedFd::from_raw_fd(moved) };
-    }
+    let (read, write) = spawn::pipe_above_stdio().map_err(|err| format!("the sandbox cannot start: a pipe: {err}"))?;
     supervise::set_nonblocking(read.as_raw_fd());
     Ok((read, write))
 }

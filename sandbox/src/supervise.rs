@@ -20,14 +20,16 @@
 //! to contain it.
 
 use std::ffi::{c_int, c_uint};
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::limits::{CallCgroup, Rlimits, apply_in_child};
+use crate::spawn::{self, ChildSetup, Spawned};
 use crate::{Abort, Output};
 
 /// How long the pipes are still read after the command exited and its group was killed,
@@ -129,8 +131,10 @@ pub(crate) struct Extra<'a> {
     /// returns true, the child is given half of [`KILL_WAIT`] to exit by itself first (bubblewrap,
     /// once the namespace's init is killed, exits only after everything in it is gone).
     pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
-    /// The call's cgroup: the child joins it before `exec`, and what is left in it is
-    /// killed with the process group.
+    /// The call's cgroup: the child is born in it (cgroup v2, clone3) or joins it before
+    /// `exec`, and what is left in it is killed with the process group. With a cgroup v2,
+    /// the command's environment must have been cleared and set whole (`env_clear`), since
+    /// clone3's spawn passes exactly what `Command::get_envs` lists.
     pub cgroup: Option<&'a CallCgroup>,
     /// Resource limits the child sets before `exec`.
     pub rlimits: Option<Rlimits>,
@@ -139,7 +143,7 @@ pub(crate) struct Extra<'a> {
 }
 
 pub(crate) fn supervise(
-    mut command: Command,
+    command: Command,
     stdin: Option<Vec<u8>>,
     timeout: Duration,
     max_output: usize,
@@ -147,39 +151,34 @@ pub(crate) fn supervise(
 ) -> Result<Output, String> {
     let start = Instant::now();
     let deadline = start.checked_add(timeout);
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     // SAFETY: getpid(2) is always safe.
     let parent = unsafe { libc::getpid() };
-    let keep_fd = extra.keep_fd;
-    let procs = extra.cgroup.map_or([-1; 2], CallCgroup::procs_fds);
-    let rlimits = extra.rlimits;
-    // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
-    // close_range, fcntl, write, setrlimit) and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            prepare_child(parent, keep_fd)?;
-            match &rlimits {
-                Some(rlimits) => apply_in_child(procs, rlimits),
-                None => apply_in_child(procs, &[]),
-            }
-        });
-    }
     let cgroup = extra.cgroup;
+    let rlimits = extra.rlimits;
+    let setup = ChildSetup {
+        parent,
+        keep_fd: extra.keep_fd,
+        rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]),
+        join: cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(true)),
+    };
+    let born_in_cgroup = match cgroup.and_then(CallCgroup::clone_into) {
+        Some(dir) => spawn::spawn_into_cgroup(&command, dir, stdin.is_some(), &setup)?,
+        None => None,
+    };
+    let Spawned { pid, pidfd, stdin: stdin_pipe, stdout, stderr } = match born_in_cgroup {
+        Some(spawned) => spawned,
+        None => spawn_with_std(command, stdin.is_some(), &setup, cgroup)?,
+    };
     let kill_all = |pid: i32| {
         kill_group(pid);
         if let Some(cgroup) = cgroup {
             cgroup.kill_all();
         }
     };
-    let mut child =
-        command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
-    let pid = child.id() as i32;
     register_group(pid);
 
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let mut input = match (child.stdin.take(), stdin) {
+    let (mut stdout, mut stderr) = (Some(stdout), Some(stderr));
+    let mut input = match (stdin_pipe, stdin) {
         (Some(pipe), Some(bytes)) => Some(Input { pipe, bytes, written: 0 }),
         _ => None,
     };
@@ -189,7 +188,6 @@ pub(crate) fn supervise(
     if let Some(input) = &input {
         set_nonblocking(input.pipe.as_raw_fd());
     }
-    let pidfd = pidfd_open(pid);
 
     let mut out = Capture::new(max_output);
     let mut err = Capture::new(max_output);
@@ -218,7 +216,7 @@ pub(crate) fn supervise(
                 cgroup.kill_all();
             }
             unregister_group(pid);
-            status = Some(reap(&mut child));
+            status = Some(reap(pid));
             input = None;
             drain_until = Some(now + DRAIN_GRACE);
         }
@@ -293,14 +291,12 @@ pub(crate) fn supervise(
         drop(input);
         if wait_exit(pid, pidfd.as_ref(), until) {
             unregister_group(pid);
-            reap(&mut child);
+            reap(pid);
         } else {
             // Still not gone a second after the deadline (stuck in the kernel): leave the reaping
             // to a thread so no zombie stays, and return now.
             unregister_group(pid);
-            std::thread::spawn(move || {
-                let _ = child.wait();
-            });
+            std::thread::spawn(move || reap(pid));
         }
         // What was written before the kill and is still buffered.
         pump(&mut stdout, &mut buf, |data| out.push(data));
@@ -342,9 +338,45 @@ pub fn exit_code(status: ExitStatus) -> i32 {
     }
 }
 
+/// Spawns with `std::process::Command`: in a process group of its own, joining the call's
+/// cgroups between fork and exec (by writing `cgroup.procs` or `tasks`), with the rlimits.
+fn spawn_with_std(
+    mut command: Command,
+    piped_stdin: bool,
+    setup: &ChildSetup<'_>,
+    cgroup: Option<&CallCgroup>,
+) -> Result<Spawned, String> {
+    command.stdin(if piped_stdin { Stdio::piped() } else { Stdio::null() });
+    command.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let (parent, keep_fd) = (setup.parent, setup.keep_fd);
+    let join = cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(false));
+    let mut rlimits: Rlimits = [None; 4];
+    rlimits[..setup.rlimits.len()].copy_from_slice(setup.rlimits);
+    // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
+    // close_range, fcntl, write, setrlimit) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            prepare_child(parent, keep_fd)?;
+            apply_in_child(join, &rlimits)
+        });
+    }
+    let mut child =
+        command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
+    let pid = child.id() as i32;
+    let file = |fd: Option<OwnedFd>| fd.map(File::from).ok_or_else(|| "a pipe of the child is missing".to_string());
+    // Dropping `child` neither waits nor kills: the pid is reaped by `reap`.
+    Ok(Spawned {
+        pid,
+        pidfd: pidfd_open(pid),
+        stdin: child.stdin.take().map(|pipe| File::from(OwnedFd::from(pipe))),
+        stdout: file(child.stdout.take().map(OwnedFd::from))?,
+        stderr: file(child.stderr.take().map(OwnedFd::from))?,
+    })
+}
+
 /// In the child between fork and exec: die with the parent, and close at exec every
 /// descriptor above 2 except `keep_fd`.
-fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::Result<()> {
+pub(crate) fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::Result<()> {
     // SAFETY: plain system calls on integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -469,9 +501,18 @@ fn kill_group(pgid: i32) {
     }
 }
 
-fn reap(child: &mut Child) -> ExitStatus {
-    // A failed wait (the child reaped elsewhere) reads as killed by SIGKILL.
-    child.wait().unwrap_or_else(|_| ExitStatus::from_raw(libc::SIGKILL))
+pub(crate) fn reap(pid: i32) -> ExitStatus {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid(2) on our own child, into an int we own.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+            return ExitStatus::from_raw(status);
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // A failed wait (the child reaped elsewhere) reads as killed by SIGKILL.
+            return ExitStatus::from_raw(libc::SIGKILL);
+        }
+    }
 }
 
 /// Reads what is ready (at most 16 chunks, to stay fair to the other pipe); closes the pipe
@@ -496,7 +537,7 @@ fn pump<R: Read>(pipe: &mut Option<R>, buf: &mut [u8], mut sink: impl FnMut(&[u8
 }
 
 struct Input {
-    pipe: ChildStdin,
+    pipe: File,
     bytes: Vec<u8>,
     written: usize,
 }
