@@ -180,6 +180,78 @@ fn a_kill_during_a_bash_call_runs_that_call_again_and_nothing_before_it() {
     assert_eq!(field_of(&lines, "harness.tool_call.started", "callId"), ["1.1", "2.1", "3.1"]);
 }
 
+/// A session planned in process (`little_embed::planner`, what the packages call) and
+/// cancelled while its bash call sleeps: the call is killed at once (its processes alone),
+/// the session returns `cancelled` with the call announced and not ended, and `little plan`
+/// resumes the log, running that call again.
+fn cancelled_during_a_bash_call(name: &str, bwrap: bool) {
+    let case = Case::new(name);
+    let token = format!("30.{}", unique());
+    let _leftovers = Leftovers(vec![token.clone()]);
+    // `once` marks the first run of the call: in the workflow's memory store under
+    // bubblewrap, in the case's folder without a sandbox (a resume keeps both).
+    let slow = format!(
+        "echo run >> marker; cat first.marker >> marker; M=/mnt/memory/workflow; [ -d \"$M\" ] || M='{}'; \
+         [ -f \"$M/once\" ] || {{ touch \"$M/once\"; sleep {token}; }}",
+        case.dir.display()
+    );
+    let server = scripted(vec![bash("c1", "echo one >> first.marker"), bash("c2", &slow), submit("c3", good_lwir())]);
+    case.provider(&server.base_url(), "");
+    let call = little_embed::planner::PlanCall {
+        definition: case.path("definition.json"),
+        input: case.path("input.json"),
+        run_id: case.run.clone(),
+        events: case.events.clone(),
+        max_attempts: 3,
+        outer_loop: None,
+        harness: little_embed::planner::HarnessSettings {
+            config: Some(case.path("little.toml")),
+            bwrap,
+            memory_root: Some(case.path("memory")),
+            lock_wait: Duration::ZERO,
+            ..Default::default()
+        },
+    };
+    let cancel = little_embed::planner::Cancel::default();
+    let hooks = little_embed::planner::Hooks { cancel: Some(&cancel), ..Default::default() };
+    let (outcome, took) = std::thread::scope(|scope| {
+        let running = scope.spawn(|| little_embed::planner::plan(&call, &hooks));
+        assert!(
+            wait_until(Duration::from_secs(30), || !sleeping(&token).is_empty()),
+            "the bash call never started its sleep"
+        );
+        let asked = Instant::now();
+        cancel.cancel();
+        let outcome = running.join().unwrap();
+        (outcome, asked.elapsed())
+    });
+    assert!(took < Duration::from_secs(5), "the cancelled session took {took:?} to return");
+    assert!(processes_with(&token).is_empty(), "a process of the cancelled call is left: {:?}", processes_with(&token));
+    assert_eq!(outcome.unwrap_err().code, "cancelled");
+    assert_eq!(case.kinds().last().unwrap(), "harness.tool_call.started", "the call is left in flight");
+    assert!(!case.kinds().iter().any(|kind| kind == "RunFailed"), "{:?}", case.kinds());
+
+    let lock = case.path("lock.json").display().to_string();
+    let sandbox = if bwrap { "bwrap" } else { "none" };
+    let resumed = case.plan(&["-o", &lock, "--sandbox", sandbox]);
+    assert_registered_like_lock(&case, &resumed);
+    assert_eq!(case.scratch_file("marker"), "run\none\n", "the call ran again, once, on the recorded scratch");
+    assert_eq!(case.scratch_file("first.marker"), "one\n", "the call before it did not");
+    assert_eq!(tool_result(&case.lines(), "2.1")["exitCode"], 0);
+    assert_eq!(turns(&server), [1, 2, 3], "no model call was made again");
+    assert_each_event_once(&case, 1);
+}
+
+#[test]
+fn a_session_cancelled_during_a_bash_call_ends_it_at_once_and_little_plan_resumes() {
+    cancelled_during_a_bash_call("cancel-bash", true);
+}
+
+#[test]
+fn without_a_sandbox_too_a_cancelled_bash_call_ends_at_once() {
+    cancelled_during_a_bash_call("cancel-bash-none", false);
+}
+
 #[test]
 fn a_resume_whose_scratch_is_gone_rebuilds_it_from_the_history_first() {
     let case = Case::new("scratch-rebuilt");

@@ -82,8 +82,8 @@ impl Caller<'_> {
 
 type Hook = Box<dyn FnOnce() + Send>;
 
-/// Cancels a session from another thread: the model call in flight is ended, no further
-/// call starts, and the log is left as a crash would leave it (the call in flight
+/// Cancels a session from another thread: the model call or bash call in flight is ended,
+/// no further call starts, and the log is left as a crash would leave it (the call in flight
 /// announced, its end not written), so that the run resumes. Clones share one state.
 #[derive(Clone, Default)]
 pub struct Cancel {
@@ -113,6 +113,15 @@ impl Cancel {
 
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// A sandbox abort that this cancellation fires: the bash call in flight is killed at
+    /// once (its process group, cgroup and namespace alone, not other sessions' calls).
+    pub fn sandbox_abort(&self) -> little_sandbox::Abort {
+        let abort = little_sandbox::Abort::new();
+        let fired = abort.clone();
+        self.on_cancel(Box::new(move || fired.abort()));
+        abort
     }
 
     /// Runs `hook` on cancellation (at once when it already happened).

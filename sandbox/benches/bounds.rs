@@ -41,6 +41,7 @@ fn bounds(c: &mut Criterion) {
         Err(err) => eprintln!("note: no Bwrap figures: {err}"),
     }
     eprintln!("bounds not held here: {:?}", little_sandbox::unenforced(Mode::None));
+    eprintln!("how a call gets into its cgroups: {}", little_sandbox::limits::cgroup_entry());
     let mut group = c.benchmark_group("bash_true");
     group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     for &mode in &modes {

@@ -35,18 +35,21 @@
 //! than 5.11 (no `close_range`), inherited descriptors are not closed. `run` blocks the
 //! calling thread, which must live until it returns (`PR_SET_PDEATHSIG` is per thread).
 
+pub mod abort;
 pub mod limits;
 pub mod quota;
 pub mod signals;
+mod spawn;
 pub mod supervise;
 
+pub use abort::Abort;
 pub use limits::{Limit, Limits, Unenforced};
 pub use quota::Rollback;
 pub use supervise::kill_registered_groups;
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -87,6 +90,9 @@ pub struct Sandbox {
     /// Runs without any bound (no cgroup, no rlimit, no size check after the call): for
     /// measuring what the bounds cost, never for a model's commands. Default false.
     pub unbounded: bool,
+    /// Ends the call in flight from another thread ([`Abort`]): only this sandbox's calls
+    /// are killed. Default none.
+    pub abort: Option<Abort>,
 }
 
 /// What a command did.
@@ -108,6 +114,26 @@ pub struct Output {
     /// When a writable mount held more than its bound after the call: what was rolled back
     /// (the first such mount).
     pub rollback: Option<Rollback>,
+    /// Whether the call was ended by [`Sandbox::abort`] (exit code 137, as killed by
+    /// `SIGKILL`), or not started because the abort came first.
+    pub aborted: bool,
+}
+
+impl Output {
+    /// A call its [`Abort`] stopped before it started.
+    fn not_started() -> Output {
+        Output {
+            exit_code: 128 + libc::SIGKILL,
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            timed_out: false,
+            duration: Duration::ZERO,
+            limit: None,
+            rollback: None,
+            aborted: true,
+        }
+    }
 }
 
 /// The default time limit of a command.
@@ -142,6 +168,7 @@ impl Sandbox {
             max_output: DEFAULT_MAX_OUTPUT,
             limits: Limits::default(),
             unbounded: false,
+            abort: None,
         }
     }
 
@@ -209,6 +236,9 @@ impl Sandbox {
             Mode::None => None,
             Mode::Bwrap => Some(resolve_program(bwrap).ok_or_else(|| not_installed(bwrap))?),
         };
+        if self.abort.as_ref().is_some_and(Abort::is_aborted) {
+            return Ok(Output::not_started());
+        }
         // What the writable mounts held before the call, so that its writes can be told apart.
         let quotas: Vec<(&Mount, Limit, u64, quota::Snapshot)> = self
             .mounts
@@ -230,7 +260,12 @@ impl Sandbox {
             None => {
                 let mut cmd = Command::new(&argv[0]);
                 cmd.args(&argv[1..]).env_clear().envs(self.env()).current_dir(&workdir);
-                let extra = supervise::Extra { cgroup: bounds.cgroup, rlimits, ..Default::default() };
+                let extra = supervise::Extra {
+                    cgroup: bounds.cgroup,
+                    rlimits,
+                    abort: self.abort.as_ref(),
+                    ..Default::default()
+                };
                 supervise::supervise(cmd, None, self.timeout, self.max_output, extra)?
             }
             Some(program) => {
@@ -242,11 +277,11 @@ impl Sandbox {
                         ..m.clone()
                     })
                     .collect();
-                let how = How { userns: userns_available(), bounds: Some(bounds) };
+                let how = How { userns: userns_available(), bounds: Some(bounds), abort: self.abort.as_ref() };
                 run_bwrap(&program, &mounts, &workdir, &self.env(), &argv, self.timeout, self.max_output, how)?
             }
         };
-        if !self.unbounded {
+        if !self.unbounded && !output.aborted {
             let memory_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_memory);
             let nproc_rlimit = !cgroup.as_ref().is_some_and(limits::CallCgroup::holds_processes);
             output.limit = cgroup
@@ -337,7 +372,7 @@ pub(crate) fn check_bwrap(bwrap: &OsStr) -> Result<bool, String> {
     ];
     let argv = [find_shell()?.into_os_string(), "-c".into(), "true".into()];
     let trial = |userns: bool| {
-        let how = How { userns, bounds: None };
+        let how = How { userns, bounds: None, abort: None };
         run_bwrap(&program, &[], Path::new("/tmp"), &env, &argv, PROBE_TIMEOUT, 16 * 1024, how)
     };
     if trial(true).is_ok_and(|out| out.exit_code == 0) {
@@ -470,10 +505,12 @@ struct Bounds<'a> {
     rlimits: Option<limits::Rlimits>,
 }
 
-/// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run).
+/// How bubblewrap is run: with a user namespace or not, with bounds or not (the trial run),
+/// abortable or not.
 struct How<'a> {
     userns: bool,
     bounds: Option<Bounds<'a>>,
+    abort: Option<&'a Abort>,
 }
 
 /// Runs `argv` under bubblewrap. bubblewrap reports on a status descriptor whether the
@@ -503,6 +540,7 @@ fn run_bwrap(
         on_timeout: Some(&mut on_timeout),
         cgroup: how.bounds.as_ref().and_then(|b| b.cgroup),
         rlimits: how.bounds.as_ref().and_then(|b| b.rlimits),
+        abort: how.abort,
         ..Default::default()
     };
     let output = supervise::supervise(cmd, None, timeout, max_output, extra);
@@ -553,24 +591,7 @@ fn child_pid(status: &str) -> Option<i32> {
 /// A pipe for bubblewrap's `--json-status-fd`: both ends close-on-exec (the write end is
 /// let through to bubblewrap alone), the write end above 2.
 fn status_pipe() -> Result<(OwnedFd, OwnedFd), String> {
-    let mut fds: [RawFd; 2] = [-1, -1];
-    // SAFETY: pipe2 writes two descriptors into `fds`.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("the sandbox cannot start: pipe: {}", std::io::Error::last_os_error()));
-    }
-    // SAFETY: both descriptors are new and ours.
-    let (read, mut write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    if write.as_raw_fd() <= 2 {
-        // The caller runs with a standard stream closed: move the end out of 0..=2, which
-        // the child's stdio replaces.
-        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor or -1.
-        let moved = unsafe { libc::fcntl(write.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
-        if moved < 0 {
-            return Err(format!("the sandbox cannot start: fcntl: {}", std::io::Error::last_os_error()));
-        }
-        // SAFETY: `moved` is new and ours.
-        write = unsafe { OwnedFd::from_raw_fd(moved) };
-    }
+    let (read, write) = spawn::pipe_above_stdio().map_err(|err| format!("the sandbox cannot start: a pipe: {err}"))?;
     supervise::set_nonblocking(read.as_raw_fd());
     Ok((read, write))
 }

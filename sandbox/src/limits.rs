@@ -6,8 +6,10 @@
 //! - memory and processes: a cgroup of the call's own, made for each call and removed after
 //!   it — cgroup v2 under the nearest ancestor of little's own cgroup that has the `memory`
 //!   and `pids` controllers enabled for its children and that little may write, else cgroup
-//!   v1's `memory` and `pids` hierarchies where little may write them. The command is moved
-//!   into it between fork and exec (it writes `0` to `cgroup.procs`, or v1's `tasks`), so everything it
+//!   v1's `memory` and `pids` hierarchies where little may write them. On cgroup v2 the
+//!   command is born in its cgroup (`clone3` with `CLONE_INTO_CGROUP`, [`crate::spawn`]), or,
+//!   where the kernel refuses that, moved in between fork and exec (it writes `0` to
+//!   `cgroup.procs`); on v1 it moves its one thread in through `tasks`. So everything it
 //!   starts, bubblewrap included, is counted, and whatever is left in it after the call is
 //!   killed (also what left the process group with `setsid`). Without a memory cgroup,
 //!   `RLIMIT_AS` holds each process alone to the bound, not all of them together; without a
@@ -128,11 +130,59 @@ pub struct Unenforced {
     pub reason: String,
 }
 
+/// Names a cgroup v2 directory under which each call also gets a cgroup of its own, which
+/// it is born in: for the benchmark and the tests, to measure and test cgroup v2 on a
+/// machine whose v2 mount has no controllers (a hybrid one). The memory and process bounds
+/// are held there when that directory's `cgroup.subtree_control` enables their
+/// controllers, else by cgroup v1's hierarchies, else by rlimits ([`unenforced`] says).
+pub const CGROUP_V2_ROOT_VAR: &str = "LITTLE_SANDBOX_CGROUP_V2_ROOT";
+
+/// What the probe found: how the bounds hold, and the cgroup v2 directory under which
+/// each call's cgroup v2 is made, if any.
+struct Probed {
+    how: Enforcement,
+    v2: Option<PathBuf>,
+    /// Whether the v2 directory was given ([`CGROUP_V2_ROOT_VAR`]): only then are calls
+    /// born in their cgroup for now (see [`CallCgroup::clone_into`]).
+    given: bool,
+}
+
+fn probed() -> &'static Probed {
+    static PROBED: OnceLock<Probed> = OnceLock::new();
+    PROBED.get_or_init(probe)
+}
+
 /// How bounds hold here: probed once (the cgroup mounts and little's own cgroup are read,
 /// and a trial cgroup is made and removed), then kept for the life of the process.
 pub fn enforcement() -> &'static Enforcement {
-    static PROBED: OnceLock<Enforcement> = OnceLock::new();
-    PROBED.get_or_init(probe)
+    &probed().how
+}
+
+/// How a call's command gets into its cgroups here, in words for the user and the
+/// benchmark: born in it (cgroup v2 through clone3), moved in (cgroup v2 where clone3 into
+/// a cgroup is refused; cgroup v1), or no cgroup at all (the rlimits alone).
+pub fn cgroup_entry() -> String {
+    let Probed { how, v2, given } = probed();
+    let v1 = [&how.memory, &how.processes].into_iter().flatten().any(|parent| !parent.v2);
+    let v1_note = if v1 { "; cgroup v1: it moves its one thread into its v1 cgroups through `tasks`" } else { "" };
+    match (v2, crate::spawn::refused()) {
+        (Some(dir), None) if !given => format!(
+            "cgroup v2 under {}: each call is moved into its cgroup through cgroup.procs (born in it only where \
+             {CGROUP_V2_ROOT_VAR} names the directory, for now){v1_note}",
+            dir.display()
+        ),
+        (Some(dir), None) => format!(
+            "cgroup v2 under {}: each call is born in its cgroup (clone3 with CLONE_INTO_CGROUP){v1_note}",
+            dir.display()
+        ),
+        (Some(dir), Some(err)) => format!(
+            "cgroup v2 under {}: each call is moved into its cgroup through cgroup.procs, since clone3 into a \
+             cgroup is refused here ({err}), which costs milliseconds a call on a busy machine{v1_note}",
+            dir.display()
+        ),
+        (None, _) if v1 => "cgroup v1: each call moves its one thread into its cgroups through `tasks`".to_string(),
+        (None, _) => "no cgroup: the rlimits alone".to_string(),
+    }
 }
 
 /// The bounds that do not hold as stated here, in a fixed order; empty when all hold.
@@ -165,28 +215,49 @@ fn describe_unenforced(how: &Enforcement) -> Vec<Unenforced> {
     out
 }
 
-fn probe() -> Enforcement {
+fn probe() -> Probed {
     // SAFETY: geteuid(2) is always safe.
     let root = unsafe { libc::geteuid() } == 0;
     let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     let mut how = Enforcement { memory: None, processes: None, root };
+    let given = std::env::var_os(CGROUP_V2_ROOT_VAR).filter(|dir| !dir.is_empty());
+    if let Some(dir) = given {
+        let parent = CgroupParent { dir: PathBuf::from(dir), v2: true };
+        let v2 = trial(&parent).then(|| parent.dir.clone());
+        let controllers = fs::read_to_string(parent.dir.join("cgroup.subtree_control")).unwrap_or_default();
+        let has = |name: &str| v2.is_some() && controllers.split_whitespace().any(|c| c == name);
+        // A process is in one cgroup v2 only: what this one lacks, v1 holds, if anything.
+        how.memory =
+            if has("memory") { Some(parent.clone()) } else { v1_parent(&mounts, &own, "memory").filter(trial) };
+        how.processes = if has("pids") { Some(parent.clone()) } else { v1_parent(&mounts, &own, "pids").filter(trial) };
+        return Probed { how, v2, given: true };
+    }
     if let Some(parent) = v2_parent(&mounts, &own).filter(trial) {
         how.memory = Some(parent.clone());
-        how.processes = Some(parent);
-        return how;
+        how.processes = Some(parent.clone());
+        return Probed { how, v2: Some(parent.dir), given: false };
     }
     how.memory = v1_parent(&mounts, &own, "memory").filter(trial);
     how.processes = v1_parent(&mounts, &own, "pids").filter(trial);
-    how
+    Probed { how, v2: None, given: false }
 }
 
-/// Whether a cgroup can be made (and removed) under `parent`.
+/// Whether a cgroup can be made (and removed) under `parent`. On cgroup v2 a child is also
+/// cloned into it and exits at once, to know whether the kernel can
+/// ([`crate::spawn::probe`]).
 fn trial(parent: &CgroupParent) -> bool {
     remove_stale(&parent.dir);
     let dir = parent.dir.join(format!("little-probe-{}", std::process::id()));
-    let made = fs::create_dir(&dir).is_ok();
-    made && fs::remove_dir(&dir).is_ok()
+    if fs::create_dir(&dir).is_err() {
+        return false;
+    }
+    if parent.v2
+        && let Ok(fd) = open_dir(&dir)
+    {
+        crate::spawn::probe(fd.as_raw_fd());
+    }
+    fs::remove_dir(&dir).is_ok()
 }
 
 /// A mount of `/proc/self/mountinfo`: its root within the hierarchy, where it is mounted,
@@ -267,15 +338,21 @@ fn writable(dir: &Path) -> bool {
     unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
-/// The cgroup (or, with v1, the two cgroups) of one call, removed on drop after whatever is
-/// left in it is killed.
+/// The cgroups of one call (one on cgroup v2; with v1, one per hierarchy), removed on drop
+/// after whatever is left in them is killed.
 pub(crate) struct CallCgroup {
     memory: Option<PathBuf>,
     pids: Option<PathBuf>,
-    /// The file of each directory the child writes `0` into to join it (`cgroup.procs`, or
-    /// v1's `tasks`), open.
-    procs: Vec<OwnedFd>,
+    /// The call's cgroup v2 (which may hold no controller: [`CGROUP_V2_ROOT_VAR`]), its
+    /// directory open for `CLONE_INTO_CGROUP`, and its `cgroup.procs` open for a child that
+    /// cannot be born there.
+    v2: Option<(PathBuf, OwnedFd, OwnedFd)>,
+    /// The `tasks` file of each v1 cgroup, open: the child writes `0` into each before `exec`.
+    tasks: Vec<OwnedFd>,
 }
+
+/// The descriptors a child writes `0` into before `exec`, to join its cgroups; -1 for none.
+pub(crate) type JoinFds = [RawFd; 3];
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
@@ -283,36 +360,46 @@ impl CallCgroup {
     /// Makes the call's cgroup(s) with the bounds written; `Ok(None)` when this machine
     /// has none to give.
     pub(crate) fn new(limits: &Limits) -> Result<Option<CallCgroup>, String> {
-        let how = enforcement();
-        if how.memory.is_none() && how.processes.is_none() {
+        let Probed { how, v2, .. } = probed();
+        if how.memory.is_none() && how.processes.is_none() && v2.is_none() {
             return Ok(None);
         }
         let name = format!("little-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
-        let mut call = CallCgroup { memory: None, pids: None, procs: Vec::new() };
-        let make = |parent: &CgroupParent| -> Result<PathBuf, String> {
-            let dir = parent.dir.join(&name);
+        let mut call = CallCgroup { memory: None, pids: None, v2: None, tasks: Vec::new() };
+        let make = |parent: &Path| -> Result<PathBuf, String> {
+            let dir = parent.join(&name);
             fs::create_dir(&dir).map_err(|e| cannot(&dir, "create", &e))?;
             Ok(dir)
         };
-        match (&how.memory, &how.processes) {
-            (Some(parent), Some(_)) if parent.v2 => {
-                let dir = make(parent)?;
-                call.memory = Some(dir.clone());
-                call.pids = Some(dir);
-            }
-            (memory, pids) => {
-                if let Some(parent) = memory {
-                    call.memory = Some(make(parent)?);
-                }
-                if let Some(parent) = pids {
-                    call.pids = Some(make(parent).inspect_err(|_| drop(call.memory.take().map(fs::remove_dir)))?);
+        if let Some(parent) = v2 {
+            let dir = make(parent)?;
+            let opened = open_dir(&dir)
+                .map_err(|e| cannot(&dir, "open", &e))
+                .and_then(|open| Ok((open, open_write(&dir.join("cgroup.procs"))?)));
+            match opened {
+                Ok((open, procs)) => call.v2 = Some((dir, open, procs)),
+                Err(err) => {
+                    let _ = fs::remove_dir(&dir);
+                    return Err(err);
                 }
             }
         }
         // From here on, a failure drops `call`, which removes what was made.
-        let v2 = how.memory.as_ref().or(how.processes.as_ref()).is_some_and(|p| p.v2);
+        let v2_dir = call.v2.as_ref().map(|(dir, _, _)| dir.clone());
+        call.memory = match &how.memory {
+            Some(parent) if parent.v2 => v2_dir.clone(),
+            Some(parent) => Some(make(&parent.dir)?),
+            None => None,
+        };
+        call.pids = match &how.processes {
+            Some(parent) if parent.v2 => v2_dir.clone(),
+            // Both controllers in one v1 hierarchy: one cgroup holds both.
+            Some(parent) if how.memory.as_ref().is_some_and(|m| m.dir == parent.dir) => call.memory.clone(),
+            Some(parent) => Some(make(&parent.dir)?),
+            None => None,
+        };
         if let Some(dir) = &call.memory {
-            if v2 {
+            if call.memory == v2_dir {
                 write_value(dir, "memory.max", limits.memory)?;
                 // Swap would let the call hold more than the bound; not every kernel has it.
                 let _ = fs::write(dir.join("memory.swap.max"), "0");
@@ -324,29 +411,48 @@ impl CallCgroup {
         if let Some(dir) = &call.pids {
             write_value(dir, "pids.max", limits.processes)?;
         }
-        let mut dirs: Vec<&PathBuf> = call.memory.iter().chain(call.pids.iter()).collect();
-        dirs.dedup();
-        // How the child joins: cgroup v1 lets a thread move itself by writing `0` to
-        // `tasks`, which the kernel does without taking `cgroup_threadgroup_rwsem` for
+        // How the child joins its v1 cgroups: cgroup v1 lets a thread move itself by writing
+        // `0` to `tasks`, which the kernel does without taking `cgroup_threadgroup_rwsem` for
         // writing, and so without waiting for an RCU grace period (milliseconds on a busy
         // machine, ~0.1 ms this way); the child is one thread, so its thread is its process.
-        // cgroup v2 has no such door outside threaded subtrees: `cgroup.procs` it is.
-        let join = if v2 { "cgroup.procs" } else { "tasks" };
-        let mut procs = Vec::new();
-        for dir in dirs {
-            procs.push(open_write(&dir.join(join))?);
+        // cgroup v2 has no such door outside threaded subtrees: the child is born in its
+        // cgroup instead ([`CallCgroup::clone_into`]), or else writes `cgroup.procs`.
+        let mut tasks = Vec::new();
+        for dir in call.dirs() {
+            if Some(dir) != v2_dir.as_ref() {
+                tasks.push(open_write(&dir.join("tasks"))?);
+            }
         }
-        call.procs = procs;
+        call.tasks = tasks;
         Ok(Some(call))
     }
 
-    /// The descriptors the child writes `0` into before `exec`, to join the cgroups.
-    pub(crate) fn procs_fds(&self) -> [RawFd; 2] {
-        let mut fds = [-1; 2];
-        for (slot, fd) in fds.iter_mut().zip(&self.procs) {
+    /// The call's cgroup v2 directory, open, for a child to be born in (`CLONE_INTO_CGROUP`).
+    /// For now only where [`CGROUP_V2_ROOT_VAR`] names the v2 directory: under bubblewrap, a
+    /// `little` killed by SIGTERM does not yet always take such a call's processes with it
+    /// (`tests/signals.rs` run with the variable), so the default stays the move.
+    pub(crate) fn clone_into(&self) -> Option<RawFd> {
+        self.v2.as_ref().filter(|_| probed().given).map(|(_, dir, _)| dir.as_raw_fd())
+    }
+
+    /// The descriptors the child writes `0` into before `exec`, to join the cgroups: the v1
+    /// `tasks` files, and the v2 `cgroup.procs` unless it was born in its v2 cgroup.
+    pub(crate) fn join_fds(&self, born_in_v2: bool) -> JoinFds {
+        let v2 = self.v2.as_ref().filter(|_| !born_in_v2).map(|(_, _, procs)| procs);
+        let mut fds = [-1; 3];
+        for (slot, fd) in fds.iter_mut().zip(self.tasks.iter().chain(v2)) {
             *slot = fd.as_raw_fd();
         }
         fds
+    }
+
+    /// The call's directories, each once, in a fixed order.
+    fn dirs(&self) -> Vec<&PathBuf> {
+        let mut dirs: Vec<&PathBuf> =
+            self.memory.iter().chain(self.pids.iter()).chain(self.v2.iter().map(|(dir, _, _)| dir)).collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
     }
 
     pub(crate) fn holds_memory(&self) -> bool {
@@ -369,7 +475,11 @@ impl CallCgroup {
                 .filter_map(|(_, value)| value.trim().parse::<u64>().ok())
                 .sum()
         };
-        let memory_file = if self.is_v2() { "memory.events" } else { "memory.oom_control" };
+        let memory_file = if self.memory.is_some() && self.memory.as_ref() == self.v2.as_ref().map(|(dir, _, _)| dir) {
+            "memory.events"
+        } else {
+            "memory.oom_control"
+        };
         if counter(&self.memory, memory_file, "oom_kill") > 0 {
             return Some(Limit::Memory);
         }
@@ -379,13 +489,9 @@ impl CallCgroup {
         None
     }
 
-    fn is_v2(&self) -> bool {
-        enforcement().memory.as_ref().or(enforcement().processes.as_ref()).is_some_and(|p| p.v2)
-    }
-
     /// Kills everything still in the cgroup(s), without waiting.
     pub(crate) fn kill_all(&self) {
-        for dir in self.memory.iter().chain(self.pids.iter()) {
+        for dir in self.dirs() {
             if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
                 continue;
             }
@@ -396,9 +502,9 @@ impl CallCgroup {
 
 impl Drop for CallCgroup {
     fn drop(&mut self) {
-        self.procs.clear();
-        let mut dirs: Vec<PathBuf> = self.memory.take().into_iter().chain(self.pids.take()).collect();
-        dirs.dedup();
+        self.tasks.clear();
+        let mut dirs: Vec<PathBuf> = self.dirs().into_iter().cloned().collect();
+        self.v2 = None;
         dirs.retain(|dir| !remove_cgroup(dir));
         // Killed processes stay in the cgroup until they are reaped, which for those the
         // command left in the background is their new parent's business: usually a
@@ -480,6 +586,19 @@ fn write_value(dir: &Path, file: &str, value: u64) -> Result<(), String> {
     fs::write(&path, value.to_string()).map_err(|e| cannot(&path, "write", &e))
 }
 
+/// A cgroup's directory, open for `CLONE_INTO_CGROUP` (which takes no `O_PATH` descriptor).
+fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
+    let c =
+        CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: open(2) on a NUL-terminated path; the descriptor is ours.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is new and ours.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
 fn open_write(path: &Path) -> Result<OwnedFd, String> {
     let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("bad path {}", path.display()))?;
     // SAFETY: open(2) on a NUL-terminated path; the descriptor is ours.
@@ -536,7 +655,7 @@ fn user_processes() -> u64 {
 
 /// In the child between fork and exec: joins the call's cgroups and sets the rlimits.
 /// Async-signal-safe: `write(2)` and `setrlimit(2)` only.
-pub(crate) fn apply_in_child(procs: [RawFd; 2], rlimits: &[Option<Rlimit>]) -> io::Result<()> {
+pub(crate) fn apply_in_child(procs: JoinFds, rlimits: &[Option<Rlimit>]) -> io::Result<()> {
     for fd in procs {
         if fd >= 0 {
             // SAFETY: write(2) of a static byte to a descriptor the parent opened for this.

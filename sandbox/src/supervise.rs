@@ -12,22 +12,25 @@
 //! (what it left running in the background goes with it); the pipes are then drained until
 //! they close, for at most [`DRAIN_GRACE`], since a process that left the group (`setsid`)
 //! may hold them open forever. At the deadline the group is killed and the call returns
-//! within about a second whatever still holds the pipes.
+//! within about a second whatever still holds the pipes. An [`Abort`] ends the call the
+//! same way at once, from another thread: its eventfd wakes the `poll`.
 //!
 //! Limitation: a process that calls `setsid(2)` or `setpgid(2)` leaves the group and is not
 //! killed here; run the command in a PID namespace (bubblewrap, [`Mode::Bwrap`](crate::Mode))
 //! to contain it.
 
 use std::ffi::{c_int, c_uint};
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::Output;
 use crate::limits::{CallCgroup, Rlimits, apply_in_child};
+use crate::spawn::{self, ChildSetup, Spawned};
+use crate::{Abort, Output};
 
 /// How long the pipes are still read after the command exited and its group was killed,
 /// waiting for them to close.
@@ -124,19 +127,23 @@ pub(crate) struct Extra<'a> {
     /// A descriptor the command inherits (bubblewrap's status pipe); all others above 2 are
     /// closed at exec.
     pub keep_fd: Option<RawFd>,
-    /// Called at the deadline with the child's pid, before its group is killed; when it
+    /// Called at the deadline (or on abort) with the child's pid, before its group is killed; when it
     /// returns true, the child is given half of [`KILL_WAIT`] to exit by itself first (bubblewrap,
     /// once the namespace's init is killed, exits only after everything in it is gone).
     pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
-    /// The call's cgroup: the child joins it before `exec`, and what is left in it is
-    /// killed with the process group.
+    /// The call's cgroup: the child is born in it (cgroup v2, clone3) or joins it before
+    /// `exec`, and what is left in it is killed with the process group. With a cgroup v2,
+    /// the command's environment must have been cleared and set whole (`env_clear`), since
+    /// clone3's spawn passes exactly what `Command::get_envs` lists.
     pub cgroup: Option<&'a CallCgroup>,
     /// Resource limits the child sets before `exec`.
     pub rlimits: Option<Rlimits>,
+    /// Ends the call at once when aborted (the command is killed as at its deadline).
+    pub abort: Option<&'a Abort>,
 }
 
 pub(crate) fn supervise(
-    mut command: Command,
+    command: Command,
     stdin: Option<Vec<u8>>,
     timeout: Duration,
     max_output: usize,
@@ -144,39 +151,34 @@ pub(crate) fn supervise(
 ) -> Result<Output, String> {
     let start = Instant::now();
     let deadline = start.checked_add(timeout);
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     // SAFETY: getpid(2) is always safe.
     let parent = unsafe { libc::getpid() };
-    let keep_fd = extra.keep_fd;
-    let procs = extra.cgroup.map_or([-1; 2], CallCgroup::procs_fds);
-    let rlimits = extra.rlimits;
-    // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
-    // close_range, fcntl, write, setrlimit) and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            prepare_child(parent, keep_fd)?;
-            match &rlimits {
-                Some(rlimits) => apply_in_child(procs, rlimits),
-                None => apply_in_child(procs, &[]),
-            }
-        });
-    }
     let cgroup = extra.cgroup;
+    let rlimits = extra.rlimits;
+    let setup = ChildSetup {
+        parent,
+        keep_fd: extra.keep_fd,
+        rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]),
+        join: cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(true)),
+    };
+    let born_in_cgroup = match cgroup.and_then(CallCgroup::clone_into) {
+        Some(dir) => spawn::spawn_into_cgroup(&command, dir, stdin.is_some(), &setup)?,
+        None => None,
+    };
+    let Spawned { pid, pidfd, stdin: stdin_pipe, stdout, stderr } = match born_in_cgroup {
+        Some(spawned) => spawned,
+        None => spawn_with_std(command, stdin.is_some(), &setup, cgroup)?,
+    };
     let kill_all = |pid: i32| {
         kill_group(pid);
         if let Some(cgroup) = cgroup {
             cgroup.kill_all();
         }
     };
-    let mut child =
-        command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
-    let pid = child.id() as i32;
     register_group(pid);
 
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let mut input = match (child.stdin.take(), stdin) {
+    let (mut stdout, mut stderr) = (Some(stdout), Some(stderr));
+    let mut input = match (stdin_pipe, stdin) {
         (Some(pipe), Some(bytes)) => Some(Input { pipe, bytes, written: 0 }),
         _ => None,
     };
@@ -186,7 +188,6 @@ pub(crate) fn supervise(
     if let Some(input) = &input {
         set_nonblocking(input.pipe.as_raw_fd());
     }
-    let pidfd = pidfd_open(pid);
 
     let mut out = Capture::new(max_output);
     let mut err = Capture::new(max_output);
@@ -194,8 +195,15 @@ pub(crate) fn supervise(
     let mut buf = vec![0u8; 64 * 1024];
     let mut status: Option<ExitStatus> = None;
     let mut drain_until = None;
+    let abort = extra.abort;
+    let aborted = || abort.is_some_and(Abort::is_aborted);
+    // Polled only while the command runs: once aborted it stays readable.
+    let wake_fd = abort.and_then(Abort::wake_fd);
 
     loop {
+        if status.is_none() && aborted() {
+            break;
+        }
         let now = Instant::now();
         let state = if status.is_none() { child_state(pid) } else { ChildState::Running };
         if state != ChildState::Running {
@@ -208,7 +216,7 @@ pub(crate) fn supervise(
                 cgroup.kill_all();
             }
             unregister_group(pid);
-            status = Some(reap(&mut child));
+            status = Some(reap(pid));
             input = None;
             drain_until = Some(now + DRAIN_GRACE);
         }
@@ -220,7 +228,7 @@ pub(crate) fn supervise(
             break;
         }
 
-        let mut fds: [libc::pollfd; 4] = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 4];
+        let mut fds: [libc::pollfd; 5] = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 5];
         if let Some(s) = &stdout {
             fds[0] = pollfd(s.as_raw_fd(), libc::POLLIN);
         }
@@ -235,12 +243,17 @@ pub(crate) fn supervise(
         {
             fds[3] = pollfd(p.as_raw_fd(), libc::POLLIN);
         }
+        if status.is_none()
+            && let Some(fd) = wake_fd
+        {
+            fds[4] = pollfd(fd, libc::POLLIN);
+        }
         let mut wait_ms = limit.map_or(-1, |limit| millis_until(now, limit));
-        if status.is_none() && pidfd.is_none() {
-            // Without a pidfd the exit is noticed by asking every 10 ms.
+        if status.is_none() && (pidfd.is_none() || (abort.is_some() && wake_fd.is_none())) {
+            // Without a pidfd (or an eventfd) the exit (or the abort) is noticed by asking every 10 ms.
             wait_ms = if wait_ms < 0 { 10 } else { wait_ms.min(10) };
         }
-        // SAFETY: `fds` is a valid array of 4 pollfd; entries with fd -1 are ignored.
+        // SAFETY: `fds` is a valid array of 5 pollfd; entries with fd -1 are ignored.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
         if ready < 0 {
             continue; // EINTR: a signal arrived; go round.
@@ -264,8 +277,9 @@ pub(crate) fn supervise(
         }
     }
 
-    let timed_out = status.is_none();
-    if timed_out {
+    let stopped = status.is_none();
+    let was_aborted = stopped && aborted();
+    if stopped {
         // One budget for the whole teardown, so the call returns within KILL_WAIT.
         let until = Instant::now() + KILL_WAIT;
         if let Some(on_timeout) = extra.on_timeout
@@ -277,14 +291,12 @@ pub(crate) fn supervise(
         drop(input);
         if wait_exit(pid, pidfd.as_ref(), until) {
             unregister_group(pid);
-            reap(&mut child);
+            reap(pid);
         } else {
             // Still not gone a second after the deadline (stuck in the kernel): leave the reaping
             // to a thread so no zombie stays, and return now.
             unregister_group(pid);
-            std::thread::spawn(move || {
-                let _ = child.wait();
-            });
+            std::thread::spawn(move || reap(pid));
         }
         // What was written before the kill and is still buffered.
         pump(&mut stdout, &mut buf, |data| out.push(data));
@@ -302,16 +314,18 @@ pub(crate) fn supervise(
     let (stderr, err_cut) = err.finish();
     Ok(Output {
         exit_code: match status {
+            None if was_aborted => 128 + libc::SIGKILL,
             None => TIMEOUT_EXIT_CODE,
             Some(status) => exit_code(status),
         },
         stdout,
         stderr,
         truncated: out_cut || err_cut,
-        timed_out,
+        timed_out: stopped && !was_aborted,
         duration: start.elapsed(),
         limit: None,
         rollback: None,
+        aborted: was_aborted,
     })
 }
 
@@ -324,9 +338,45 @@ pub fn exit_code(status: ExitStatus) -> i32 {
     }
 }
 
+/// Spawns with `std::process::Command`: in a process group of its own, joining the call's
+/// cgroups between fork and exec (by writing `cgroup.procs` or `tasks`), with the rlimits.
+fn spawn_with_std(
+    mut command: Command,
+    piped_stdin: bool,
+    setup: &ChildSetup<'_>,
+    cgroup: Option<&CallCgroup>,
+) -> Result<Spawned, String> {
+    command.stdin(if piped_stdin { Stdio::piped() } else { Stdio::null() });
+    command.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let (parent, keep_fd) = (setup.parent, setup.keep_fd);
+    let join = cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(false));
+    let mut rlimits: Rlimits = [None; 4];
+    rlimits[..setup.rlimits.len()].copy_from_slice(setup.rlimits);
+    // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
+    // close_range, fcntl, write, setrlimit) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            prepare_child(parent, keep_fd)?;
+            apply_in_child(join, &rlimits)
+        });
+    }
+    let mut child =
+        command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
+    let pid = child.id() as i32;
+    let file = |fd: Option<OwnedFd>| fd.map(File::from).ok_or_else(|| "a pipe of the child is missing".to_string());
+    // Dropping `child` neither waits nor kills: the pid is reaped by `reap`.
+    Ok(Spawned {
+        pid,
+        pidfd: pidfd_open(pid),
+        stdin: child.stdin.take().map(|pipe| File::from(OwnedFd::from(pipe))),
+        stdout: file(child.stdout.take().map(OwnedFd::from))?,
+        stderr: file(child.stderr.take().map(OwnedFd::from))?,
+    })
+}
+
 /// In the child between fork and exec: die with the parent, and close at exec every
 /// descriptor above 2 except `keep_fd`.
-fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::Result<()> {
+pub(crate) fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::Result<()> {
     // SAFETY: plain system calls on integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -451,9 +501,18 @@ fn kill_group(pgid: i32) {
     }
 }
 
-fn reap(child: &mut Child) -> ExitStatus {
-    // A failed wait (the child reaped elsewhere) reads as killed by SIGKILL.
-    child.wait().unwrap_or_else(|_| ExitStatus::from_raw(libc::SIGKILL))
+pub(crate) fn reap(pid: i32) -> ExitStatus {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid(2) on our own child, into an int we own.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+            return ExitStatus::from_raw(status);
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // A failed wait (the child reaped elsewhere) reads as killed by SIGKILL.
+            return ExitStatus::from_raw(libc::SIGKILL);
+        }
+    }
 }
 
 /// Reads what is ready (at most 16 chunks, to stay fair to the other pipe); closes the pipe
@@ -478,7 +537,7 @@ fn pump<R: Read>(pipe: &mut Option<R>, buf: &mut [u8], mut sink: impl FnMut(&[u8
 }
 
 struct Input {
-    pipe: ChildStdin,
+    pipe: File,
     bytes: Vec<u8>,
     written: usize,
 }

@@ -64,7 +64,7 @@ pub fn run(
         client.end_on(cancel);
     }
     let memory_root = tracked::memory_root(log, setup.options, setup.definition).map_err(Failure::Tool)?;
-    let files = filesystem::prepare(
+    let mut files = filesystem::prepare(
         filesystem::scratch_dir(&log.run_dir(), cycle),
         &memory_root,
         setup.options,
@@ -72,6 +72,9 @@ pub fn run(
         setup.skills,
     )
     .map_err(Failure::Tool)?;
+    if let Some(cancel) = cancel {
+        files.sandbox.abort = Some(cancel.sandbox_abort());
+    }
     if client.is_some() {
         files.note_unenforced(observer);
     }
