@@ -2,9 +2,12 @@
 //! with `pre-commit try-repo` against a git repository of its own: a staged draft with a
 //! fault fails the commit and shows the diagnostic; fixed, it passes; other JSON is passed
 //! over. Both hooks run the same scenario: `little-check-installed` with this build's
-//! `little` on PATH, and `little-check`, which pre-commit builds from the repository with
-//! `cargo install` (a release build of the workspace: minutes, so it runs only when
-//! `LITTLE_TEST_PRE_COMMIT_RUST=1`; docs/decisions.md says why CI leaves it out).
+//! `little` on PATH, and `little-check`, which pre-commit builds from a clone of the
+//! repository with `cargo install`. That build is given this workspace's target folder
+//! (`CARGO_TARGET_DIR`), so it reuses the release build of the dependencies that `cargo
+//! install --path .` left there (`.ci/run` installs before it tests) and recompiles the
+//! workspace's own crates, whose clone is newer than their outputs. Still minutes, so it
+//! runs only when `LITTLE_TEST_PRE_COMMIT_RUST=1` (docs/decisions.md says why).
 //!
 //! `pre-commit` is found through `LITTLE_TEST_PRE_COMMIT` (`.ci/run` installs it in a venv);
 //! without it the test says so and passes, except in CI (`CI=true`), where it fails.
@@ -36,8 +39,15 @@ enum Hook {
     /// `little-check-installed`, with this build's `little` first on PATH.
     Installed,
     /// `little-check`, built by pre-commit from the repository's last commit (a fixed ref,
-    /// so that every run reuses the one build).
+    /// so that every run reuses the one build) in this workspace's target folder.
     Built,
+}
+
+/// The workspace's target folder, where `cargo install --path .` leaves its release build.
+/// Absolute, since pre-commit runs cargo in its clone.
+fn target_dir() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace.join("target"), |dir| workspace.join(dir))
 }
 
 /// `pre-commit try-repo` of this repository's `hook` on `files` in `dir`: exit code and output.
@@ -59,6 +69,7 @@ fn try_repo(pre_commit: &Path, dir: &Path, hook: Hook, files: &[&str]) -> (i32, 
                 .expect("git runs");
             let head = String::from_utf8(head.stdout).unwrap();
             command.args(["little-check", "--ref", head.trim()]);
+            command.env("CARGO_TARGET_DIR", target_dir());
         }
     }
     let output = command
@@ -110,7 +121,10 @@ fn staged_draft_scenario(pre_commit: &Path, hook: Hook) {
     std::fs::write(dir.join("package.json"), "{\"name\": \"not-a-draft\"}\n").unwrap();
     git(&dir, &["add", "flow.json", "package.json"]);
 
+    // The first call installs the hook's environment (for `little-check`, the build).
+    let started = std::time::Instant::now();
     let (code, output) = try_repo(pre_commit, &dir, hook, &["flow.json", "package.json"]);
+    eprintln!("the {which} hook's first run, its install included: {:.1} s", started.elapsed().as_secs_f64());
     assert_eq!(code, 1, "a fault fails the hook:\n{output}");
     assert!(output.contains("graph.cycle") && output.contains("fetch -> report -> notify -> fetch"), "{output}");
     assert!(!output.contains("parse.unsupported_format"), "other JSON is passed over:\n{output}");
