@@ -19,8 +19,10 @@ class LittleError extends Error {
   }
 }
 
-// The addon is built next to this file by `napi build --platform`, named for its platform
-// (`little.linux-x64-gnu.node`); LITTLE_NODE_ADDON names another file.
+// Where the addon comes from, as napi-rs lays a package out: built next to this file by
+// `napi build --platform` when developing (`little.linux-x64-gnu.node`), else from the
+// platform's own package (`@little-stack/compiler-linux-x64-gnu`), which npm installs as
+// an optional dependency on that platform only. LITTLE_NODE_ADDON names another file.
 function platformNames() {
   const { platform, arch } = process;
   if (platform === 'linux') {
@@ -34,15 +36,27 @@ function platformNames() {
   return [`${platform}-${arch}`];
 }
 
+/** The platform package's addon (its `main`), or null when that package is not installed. */
+function platformPackage(name) {
+  try {
+    return require.resolve(`@little-stack/compiler-${name}`);
+  } catch (error) {
+    if (error?.code === 'MODULE_NOT_FOUND') return null;
+    throw error;
+  }
+}
+
 function loadNative() {
-  const candidates = process.env.LITTLE_NODE_ADDON
-    ? [path.resolve(process.env.LITTLE_NODE_ADDON)]
-    : platformNames().map((name) => path.join(__dirname, `little.${name}.node`));
-  const found = candidates.find((file) => fs.existsSync(file));
+  if (process.env.LITTLE_NODE_ADDON) return require(path.resolve(process.env.LITTLE_NODE_ADDON));
+  const names = platformNames();
+  const local = names.map((name) => path.join(__dirname, `little.${name}.node`)).find((file) => fs.existsSync(file));
+  const found = local ?? names.map(platformPackage).find((file) => file !== null);
   if (!found) {
     throw new Error(
       `@little-stack/compiler: no native addon for ${process.platform}-${process.arch}: looked for ` +
-        `${candidates.join(', ')}; build it with \`npm run build\` in bindings/node`,
+        `${names.map((name) => `little.${name}.node`).join(', ')} next to ${__dirname} and for the packages ` +
+        `${names.map((name) => `@little-stack/compiler-${name}`).join(', ')}; published builds exist for ` +
+        `linux-x64-gnu only: elsewhere, build it with \`npm run build\` in bindings/node`,
     );
   }
   return require(found);

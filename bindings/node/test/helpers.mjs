@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -85,4 +85,40 @@ export function documents(flags, form = 'bytes') {
     options[name] = form === 'bytes' ? read(file) : form === 'text' ? readText(file) : JSON.parse(readText(file));
   }
   return options;
+}
+
+/** The README's "From TypeScript" ```ts blocks, as written: the checks, then planning. */
+export function readmeExamples() {
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('From TypeScript\n'));
+  assert.ok(section, 'README.md has a "From TypeScript" section');
+  const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  assert.equal(blocks.length, 2, 'the section has two ```ts blocks');
+  return { check: blocks[0], plan: blocks[1] };
+}
+
+/**
+ * Writes a README block to `folder` as example.mts, compiles it with the package's tsc
+ * (the strict settings of test/tsconfig.json; `@little-stack/compiler` resolved from
+ * `folder` up, as in a user's project), runs it in `cwd` and checks that it prints every
+ * `// -> …` line it promises.
+ */
+export function runsAsWritten(code, { folder, cwd, env = process.env }) {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'example.mts'), code);
+  const config = {
+    extends: path.join(PACKAGE, 'test', 'tsconfig.json'),
+    // The @types/node of the package's dev dependencies, wherever `folder` is.
+    compilerOptions: { noEmit: false, typeRoots: [path.join(PACKAGE, 'node_modules', '@types')] },
+    files: ['example.mts'],
+  };
+  writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify(config, null, 2));
+  const compiled = tsc(path.join(folder, 'tsconfig.json'));
+  assert.equal(compiled.code, 0, compiled.output);
+  const run = spawnSync(process.execPath, [path.join(folder, 'example.mjs')], { cwd, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const promised = [...code.matchAll(/\/\/ -> (.*)$/gm)].map((m) => m[1].trim());
+  assert.ok(promised.length > 0, 'the example says what it prints');
+  const printed = run.stdout.split('\n').map((l) => l.trim());
+  for (const line of promised) assert.ok(printed.includes(line), `prints ${line}:\n${run.stdout}`);
 }

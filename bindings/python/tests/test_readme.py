@@ -1,6 +1,8 @@
-"""The README's "From Python" example runs as written."""
+"""The README's "From Python" examples run as written (test_wheel.py runs them again from
+the wheel installed in a fresh virtualenv)."""
 
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -16,26 +18,30 @@ def from_python_examples():
     return blocks
 
 
-def test_the_readme_example_runs_as_written():
-    example = from_python_examples()[0]
-    run = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=120)
+def runs_as_written(example: str, python: str, cwd: pathlib.Path, env=None) -> None:
+    """Runs a README block with `python` in `cwd`; it prints what its `# -> …` comments say."""
+    run = subprocess.run([python, "-c", example], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
-    # What the comments in the example say it prints.
     for comment in re.findall(r"#\s*->\s*(.*)", example):
         assert comment.strip() in run.stdout, (comment, run.stdout)
+
+
+def runs_the_planning_example(python: str, cwd: pathlib.Path, scripts: pathlib.Path) -> None:
+    """The planning block against the scripted OpenAI-compatible provider, named by the
+    variables the example reads."""
+    from test_planner import LWIR, Provider
+
+    served = Provider(scripts, {"turns": [{"toolCalls": [{"id": "s1", "name": "submit_lwir", "arguments": {"lwir": LWIR}}]}]})
+    try:
+        env = dict(os.environ, OPENAI_BASE_URL=served.base_url, OPENAI_API_KEY="sk-readme-0001")
+        runs_as_written(from_python_examples()[1], python, cwd, env)
+    finally:
+        served.stop()
+
+
+def test_the_readme_example_runs_as_written():
+    runs_as_written(from_python_examples()[0], sys.executable, ROOT)
 
 
 def test_the_readme_planning_example_runs_as_written(tmp_path):
-    """Against the scripted OpenAI-compatible provider, named by the variables the example reads."""
-    from test_planner import LWIR, Provider
-
-    example = from_python_examples()[1]
-    served = Provider(tmp_path, {"turns": [{"toolCalls": [{"id": "s1", "name": "submit_lwir", "arguments": {"lwir": LWIR}}]}]})
-    try:
-        env = dict(os.environ, OPENAI_BASE_URL=served.base_url, OPENAI_API_KEY="sk-readme-0001")
-        run = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
-    finally:
-        served.stop()
-    assert run.returncode == 0, run.stderr
-    for comment in re.findall(r"#\s*->\s*(.*)", example):
-        assert comment.strip() in run.stdout, (comment, run.stdout)
+    runs_the_planning_example(sys.executable, ROOT, tmp_path)
