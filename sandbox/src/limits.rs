@@ -35,6 +35,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::supervise::CgroupHandles;
+
 /// Mebibyte.
 pub const MIB: u64 = 1 << 20;
 /// Gibibyte.
@@ -142,9 +144,6 @@ pub const CGROUP_V2_ROOT_VAR: &str = "LITTLE_SANDBOX_CGROUP_V2_ROOT";
 struct Probed {
     how: Enforcement,
     v2: Option<PathBuf>,
-    /// Whether the v2 directory was given ([`CGROUP_V2_ROOT_VAR`]): only then are calls
-    /// born in their cgroup for now (see [`CallCgroup::clone_into`]).
-    given: bool,
 }
 
 fn probed() -> &'static Probed {
@@ -162,15 +161,10 @@ pub fn enforcement() -> &'static Enforcement {
 /// benchmark: born in it (cgroup v2 through clone3), moved in (cgroup v2 where clone3 into
 /// a cgroup is refused; cgroup v1), or no cgroup at all (the rlimits alone).
 pub fn cgroup_entry() -> String {
-    let Probed { how, v2, given } = probed();
+    let Probed { how, v2 } = probed();
     let v1 = [&how.memory, &how.processes].into_iter().flatten().any(|parent| !parent.v2);
     let v1_note = if v1 { "; cgroup v1: it moves its one thread into its v1 cgroups through `tasks`" } else { "" };
     match (v2, crate::spawn::refused()) {
-        (Some(dir), None) if !given => format!(
-            "cgroup v2 under {}: each call is moved into its cgroup through cgroup.procs (born in it only where \
-             {CGROUP_V2_ROOT_VAR} names the directory, for now){v1_note}",
-            dir.display()
-        ),
         (Some(dir), None) => format!(
             "cgroup v2 under {}: each call is born in its cgroup (clone3 with CLONE_INTO_CGROUP){v1_note}",
             dir.display()
@@ -231,16 +225,16 @@ fn probe() -> Probed {
         how.memory =
             if has("memory") { Some(parent.clone()) } else { v1_parent(&mounts, &own, "memory").filter(trial) };
         how.processes = if has("pids") { Some(parent.clone()) } else { v1_parent(&mounts, &own, "pids").filter(trial) };
-        return Probed { how, v2, given: true };
+        return Probed { how, v2 };
     }
     if let Some(parent) = v2_parent(&mounts, &own).filter(trial) {
         how.memory = Some(parent.clone());
         how.processes = Some(parent.clone());
-        return Probed { how, v2: Some(parent.dir), given: false };
+        return Probed { how, v2: Some(parent.dir) };
     }
     how.memory = v1_parent(&mounts, &own, "memory").filter(trial);
     how.processes = v1_parent(&mounts, &own, "pids").filter(trial);
-    Probed { how, v2: None, given: false }
+    Probed { how, v2: None }
 }
 
 /// Whether a cgroup can be made (and removed) under `parent`. On cgroup v2 a child is also
@@ -428,11 +422,28 @@ impl CallCgroup {
     }
 
     /// The call's cgroup v2 directory, open, for a child to be born in (`CLONE_INTO_CGROUP`).
-    /// For now only where [`CGROUP_V2_ROOT_VAR`] names the v2 directory: under bubblewrap, a
-    /// `little` killed by SIGTERM does not yet always take such a call's processes with it
-    /// (`tests/signals.rs` run with the variable), so the default stays the move.
     pub(crate) fn clone_into(&self) -> Option<RawFd> {
-        self.v2.as_ref().filter(|_| probed().given).map(|(_, dir, _)| dir.as_raw_fd())
+        self.v2.as_ref().map(|(_, dir, _)| dir.as_raw_fd())
+    }
+
+    /// What the registry of running commands keeps to kill all of the call's processes from
+    /// a signal handler: the v2 `cgroup.kill` where the kernel has it (5.14), else a
+    /// `cgroup.procs` to read (v2's, else v1's `pids` or `memory` cgroup's).
+    pub(crate) fn handles(&self) -> CgroupHandles {
+        let open = |path: PathBuf, flags: libc::c_int| -> Option<OwnedFd> {
+            let path = CString::new(path.into_os_string().into_encoded_bytes()).ok()?;
+            // SAFETY: open(2) of a NUL-terminated path.
+            let fd = unsafe { libc::open(path.as_ptr(), flags | libc::O_CLOEXEC) };
+            // SAFETY: a new descriptor, ours alone.
+            (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+        };
+        if let Some((dir, _, _)) = &self.v2
+            && let Some(kill) = open(dir.join("cgroup.kill"), libc::O_WRONLY)
+        {
+            return CgroupHandles { kill: Some(kill), procs: None };
+        }
+        let dir = self.v2.as_ref().map(|(dir, _, _)| dir).or(self.pids.as_ref()).or(self.memory.as_ref());
+        CgroupHandles { kill: None, procs: dir.and_then(|dir| open(dir.join("cgroup.procs"), libc::O_RDONLY)) }
     }
 
     /// The descriptors the child writes `0` into before `exec`, to join the cgroups: the v1

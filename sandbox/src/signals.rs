@@ -1,11 +1,10 @@
 //! Ends the commands `little` started when `little` itself is told to stop: on SIGINT,
-//! SIGTERM or SIGHUP every registered process group is killed, then the signal's default
-//! action ends `little` as it would have. (SIGKILL cannot be caught: for it, children die
-//! through `PR_SET_PDEATHSIG` and bubblewrap's `--die-with-parent`.)
+//! SIGTERM or SIGHUP every registered process group and call cgroup is killed, then the
+//! signal's default action ends `little` as it would have. (SIGKILL cannot be caught: for
+//! it, children die through `PR_SET_PDEATHSIG` and bubblewrap's `--die-with-parent`.)
 
+use crate::spawn::STOP_SIGNALS;
 use crate::supervise::kill_registered_groups;
-
-const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// The handlers, installed while this value lives; dropping it restores the previous ones.
 pub struct KillChildrenOnSignal {
@@ -25,7 +24,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 impl KillChildrenOnSignal {
     pub fn install() -> KillChildrenOnSignal {
         let mut previous = Vec::new();
-        for signal in SIGNALS {
+        for signal in STOP_SIGNALS {
             // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value; the handler
             // only calls async-signal-safe functions.
             unsafe {

@@ -22,14 +22,14 @@
 use std::ffi::{c_int, c_uint};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::limits::{CallCgroup, Rlimits, apply_in_child};
-use crate::spawn::{self, ChildSetup, Spawned};
+use crate::limits::{CallCgroup, Rlimits};
+use crate::spawn::{self, ChildSetup, Environment, Placement, Spawned};
 use crate::{Abort, Output};
 
 /// How long the pipes are still read after the command exited and its group was killed,
@@ -47,17 +47,44 @@ pub const TIMEOUT_EXIT_CODE: i32 = 124;
 
 const SLOTS: usize = 256;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+/// Per slot of [`GROUPS`], the open `cgroup.kill` of its call's cgroup v2, or -1.
+static CGROUP_KILL: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
+/// Per slot of [`GROUPS`], the open `cgroup.procs` of its call's cgroup where there is no
+/// `cgroup.kill` (cgroup v1; v2 before Linux 5.14), or -1.
+static CGROUP_PROCS: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
+/// Set once [`kill_registered_groups`] runs: from then on a descriptor taken out of the
+/// registry is left open, since the killer may be about to use it.
+static KILLING: AtomicBool = AtomicBool::new(false);
+
+/// What else ends a registered command besides its process group: its call's cgroup, which
+/// holds what left the group (`setsid`, bubblewrap's namespace) and what bubblewrap's
+/// `--die-with-parent` misses (its namespace's init asks for its parent's death signal only
+/// after starting the command, so a `little` stopped in that moment leaves it running).
+#[derive(Default)]
+pub(crate) struct CgroupHandles {
+    /// `cgroup.kill`, open for writing.
+    pub kill: Option<OwnedFd>,
+    /// `cgroup.procs`, open for reading, where there is no `cgroup.kill`.
+    pub procs: Option<OwnedFd>,
+}
 
 /// Records a process group as running, for [`kill_registered_groups`]. Ids 0 and 1 (and
 /// negative ones) are ignored, since `kill(-1, …)` would signal every process. The registry
 /// has 256 slots; when all are taken the group is not recorded (its leader still dies with
 /// its parent through `PR_SET_PDEATHSIG`).
 pub fn register_group(pgid: i32) {
+    register_call(pgid, CgroupHandles::default());
+}
+
+/// [`register_group`], with the call's cgroup, which the registry then owns.
+pub(crate) fn register_call(pgid: i32, cgroup: CgroupHandles) {
     if pgid <= 1 {
         return;
     }
-    for slot in &GROUPS {
+    for (index, slot) in GROUPS.iter().enumerate() {
         if slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+            CGROUP_KILL[index].store(cgroup.kill.map_or(-1, IntoRawFd::into_raw_fd), Ordering::SeqCst);
+            CGROUP_PROCS[index].store(cgroup.procs.map_or(-1, IntoRawFd::into_raw_fd), Ordering::SeqCst);
             return;
         }
     }
@@ -68,7 +95,17 @@ pub fn unregister_group(pgid: i32) {
     if pgid <= 1 {
         return;
     }
-    for slot in &GROUPS {
+    for (index, slot) in GROUPS.iter().enumerate() {
+        if slot.load(Ordering::SeqCst) != pgid {
+            continue;
+        }
+        for fds in [&CGROUP_KILL, &CGROUP_PROCS] {
+            let fd = fds[index].swap(-1, Ordering::SeqCst);
+            if fd >= 0 && !KILLING.load(Ordering::SeqCst) {
+                // SAFETY: the registry owned this descriptor, and no killer can hold it.
+                unsafe { libc::close(fd) };
+            }
+        }
         if slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
             return;
         }
@@ -76,11 +113,20 @@ pub fn unregister_group(pgid: i32) {
 }
 
 /// Sends `SIGKILL` to every process group recorded by [`register_group`] and not yet
-/// unregistered. Async-signal-safe (atomic loads and `kill(2)` only), so it may be called
-/// from a signal handler, e.g. on Ctrl-C before the process exits. The records stay: the
-/// runner that owns a group unregisters it when it reaps its leader.
+/// unregistered, and to everything in their calls' cgroups, once the spawns under way on
+/// other threads have registered theirs (waited for up to a second). Async-signal-safe
+/// (atomics, `clock_gettime(2)`, `sched_yield(2)`, `pread(2)`, `write(2)` and `kill(2)`
+/// only), so it may be called from a signal handler, e.g. on Ctrl-C before the process
+/// exits. The records stay: the runner that owns a group unregisters it when it reaps its
+/// leader.
 pub fn kill_registered_groups() {
-    for slot in &GROUPS {
+    KILLING.store(true, Ordering::SeqCst);
+    let start = monotonic_nanos();
+    while SPAWNING.load(Ordering::SeqCst) > 0 && monotonic_nanos().saturating_sub(start) < 1_000_000_000 {
+        // SAFETY: sched_yield(2) has no preconditions.
+        unsafe { libc::sched_yield() };
+    }
+    for (index, slot) in GROUPS.iter().enumerate() {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 1 {
             // SAFETY: kill(2) has no memory-safety preconditions.
@@ -88,6 +134,102 @@ pub fn kill_registered_groups() {
                 libc::kill(-pgid, libc::SIGKILL);
             }
         }
+        let kill = CGROUP_KILL[index].load(Ordering::SeqCst);
+        if kill >= 0 {
+            // SAFETY: write(2) of a static byte to a descriptor the registry keeps open.
+            unsafe { libc::write(kill, b"1".as_ptr().cast(), 1) };
+        }
+        let procs = CGROUP_PROCS[index].load(Ordering::SeqCst);
+        if procs >= 0 {
+            kill_listed(procs);
+        }
+    }
+}
+
+/// Kills every process `cgroup.procs` (open as `procs`) lists, reading it again until it
+/// lists none, at most four times (a process forking meanwhile lands in the same list).
+/// Async-signal-safe: `pread(2)` into a buffer on the stack, and `kill(2)`.
+fn kill_listed(procs: RawFd) {
+    for _ in 0..4 {
+        let mut buf = [0u8; 512];
+        let (mut offset, mut pid, mut killed) = (0i64, 0i32, false);
+        loop {
+            // SAFETY: pread(2) into a buffer we own, of its length.
+            let n = unsafe { libc::pread(procs, buf.as_mut_ptr().cast(), buf.len(), offset) };
+            if n <= 0 {
+                break;
+            }
+            offset += n as i64;
+            for &byte in &buf[..n as usize] {
+                if byte.is_ascii_digit() {
+                    pid = pid.saturating_mul(10).saturating_add((byte - b'0') as i32);
+                } else if pid > 1 {
+                    // SAFETY: kill(2) of a process in a call's own cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    (pid, killed) = (0, true);
+                }
+            }
+        }
+        if pid > 1 {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        if !killed {
+            return;
+        }
+    }
+}
+
+/// The groups recorded now, for tests.
+#[cfg(test)]
+pub(crate) fn registered_groups() -> Vec<i32> {
+    GROUPS.iter().map(|slot| slot.load(Ordering::SeqCst)).filter(|&pgid| pgid > 1).collect()
+}
+
+fn monotonic_nanos() -> u64 {
+    // SAFETY: clock_gettime(2) writes into a zeroed timespec we own.
+    unsafe {
+        let mut now: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now);
+        now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+    }
+}
+
+/// Spawns between their clone and the registration of their group.
+static SPAWNING: AtomicUsize = AtomicUsize::new(0);
+
+/// One spawn between its clone and the registration of its child's group: while it is open
+/// the stop signals are blocked on this thread (a handler run here could not wait for it),
+/// and [`kill_registered_groups`] on another thread waits for it to close, so no signal
+/// finds a command running but not yet registered.
+pub(crate) struct SpawnWindow {
+    previous: libc::sigset_t,
+}
+
+impl SpawnWindow {
+    pub(crate) fn open() -> SpawnWindow {
+        // SAFETY: sigset operations on sets we own; pthread_sigmask on this thread.
+        unsafe {
+            let mut stop: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut stop);
+            for signal in crate::spawn::STOP_SIGNALS {
+                libc::sigaddset(&mut stop, signal);
+            }
+            let mut previous: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, &stop, &mut previous);
+            SPAWNING.fetch_add(1, Ordering::SeqCst);
+            SpawnWindow { previous }
+        }
+    }
+}
+
+impl Drop for SpawnWindow {
+    fn drop(&mut self) {
+        SPAWNING.fetch_sub(1, Ordering::SeqCst);
+        // SAFETY: restores the mask this thread had; a stop signal that came meanwhile is
+        // handled now, with the group registered.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut()) };
     }
 }
 
@@ -104,7 +246,7 @@ pub fn run_supervised(
     timeout: Duration,
     max_output: usize,
 ) -> Result<Output, String> {
-    supervise(command, stdin, timeout, max_output, Extra::default())
+    supervise(command, stdin, timeout, max_output, Extra { inherit_environment: true, ..Extra::default() })
 }
 
 /// [`run_supervised`], also handing each line of stderr (without its `\n`, lossy UTF-8) to
@@ -117,7 +259,8 @@ pub fn run_supervised_with_stderr_lines(
     max_output: usize,
     on_stderr_line: &mut dyn FnMut(&str),
 ) -> Result<Output, String> {
-    supervise(command, stdin, timeout, max_output, Extra { on_stderr_line: Some(on_stderr_line), ..Extra::default() })
+    let extra = Extra { on_stderr_line: Some(on_stderr_line), inherit_environment: true, ..Extra::default() };
+    supervise(command, stdin, timeout, max_output, extra)
 }
 
 /// What the crate's own callers add to [`run_supervised`].
@@ -132,10 +275,12 @@ pub(crate) struct Extra<'a> {
     /// once the namespace's init is killed, exits only after everything in it is gone).
     pub on_timeout: Option<&'a mut dyn FnMut(i32) -> bool>,
     /// The call's cgroup: the child is born in it (cgroup v2, clone3) or joins it before
-    /// `exec`, and what is left in it is killed with the process group. With a cgroup v2,
-    /// the command's environment must have been cleared and set whole (`env_clear`), since
-    /// clone3's spawn passes exactly what `Command::get_envs` lists.
+    /// `exec`, and what is left in it is killed with the process group.
     pub cgroup: Option<&'a CallCgroup>,
+    /// Whether the command gets this process's environment with its own changes applied
+    /// ([`run_supervised`]); else exactly the variables it sets (the sandbox's calls, which
+    /// clear the environment and set it whole).
+    pub inherit_environment: bool,
     /// Resource limits the child sets before `exec`.
     pub rlimits: Option<Rlimits>,
     /// Ends the call at once when aborted (the command is killed as at its deadline).
@@ -155,27 +300,16 @@ pub(crate) fn supervise(
     let parent = unsafe { libc::getpid() };
     let cgroup = extra.cgroup;
     let rlimits = extra.rlimits;
-    let setup = ChildSetup {
-        parent,
-        keep_fd: extra.keep_fd,
-        rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]),
-        join: cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(true)),
-    };
-    let born_in_cgroup = match cgroup.and_then(CallCgroup::clone_into) {
-        Some(dir) => spawn::spawn_into_cgroup(&command, dir, stdin.is_some(), &setup)?,
-        None => None,
-    };
-    let Spawned { pid, pidfd, stdin: stdin_pipe, stdout, stderr } = match born_in_cgroup {
-        Some(spawned) => spawned,
-        None => spawn_with_std(command, stdin.is_some(), &setup, cgroup)?,
-    };
+    let setup = ChildSetup { parent, keep_fd: extra.keep_fd, rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]) };
+    let environment = if extra.inherit_environment { Environment::Inherited } else { Environment::Exact };
+    let Spawned { pid, pidfd, stdin: stdin_pipe, stdout, stderr } =
+        spawn::spawn(&command, environment, stdin.is_some(), &setup, Placement::of(cgroup))?;
     let kill_all = |pid: i32| {
         kill_group(pid);
         if let Some(cgroup) = cgroup {
             cgroup.kill_all();
         }
     };
-    register_group(pid);
 
     let (mut stdout, mut stderr) = (Some(stdout), Some(stderr));
     let mut input = match (stdin_pipe, stdin) {
@@ -338,42 +472,6 @@ pub fn exit_code(status: ExitStatus) -> i32 {
     }
 }
 
-/// Spawns with `std::process::Command`: in a process group of its own, joining the call's
-/// cgroups between fork and exec (by writing `cgroup.procs` or `tasks`), with the rlimits.
-fn spawn_with_std(
-    mut command: Command,
-    piped_stdin: bool,
-    setup: &ChildSetup<'_>,
-    cgroup: Option<&CallCgroup>,
-) -> Result<Spawned, String> {
-    command.stdin(if piped_stdin { Stdio::piped() } else { Stdio::null() });
-    command.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let (parent, keep_fd) = (setup.parent, setup.keep_fd);
-    let join = cgroup.map_or([-1; 3], |cgroup| cgroup.join_fds(false));
-    let mut rlimits: Rlimits = [None; 4];
-    rlimits[..setup.rlimits.len()].copy_from_slice(setup.rlimits);
-    // SAFETY: the closure only makes async-signal-safe system calls (prctl, getppid,
-    // close_range, fcntl, write, setrlimit) and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            prepare_child(parent, keep_fd)?;
-            apply_in_child(join, &rlimits)
-        });
-    }
-    let mut child =
-        command.spawn().map_err(|err| format!("cannot start `{}`: {err}", command.get_program().to_string_lossy()))?;
-    let pid = child.id() as i32;
-    let file = |fd: Option<OwnedFd>| fd.map(File::from).ok_or_else(|| "a pipe of the child is missing".to_string());
-    // Dropping `child` neither waits nor kills: the pid is reaped by `reap`.
-    Ok(Spawned {
-        pid,
-        pidfd: pidfd_open(pid),
-        stdin: child.stdin.take().map(|pipe| File::from(OwnedFd::from(pipe))),
-        stdout: file(child.stdout.take().map(OwnedFd::from))?,
-        stderr: file(child.stderr.take().map(OwnedFd::from))?,
-    })
-}
-
 /// In the child between fork and exec: die with the parent, and close at exec every
 /// descriptor above 2 except `keep_fd`.
 pub(crate) fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::Result<()> {
@@ -386,7 +484,7 @@ pub(crate) fn prepare_child(parent: libc::pid_t, keep_fd: Option<RawFd>) -> io::
         if libc::getppid() != parent {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
-        // Mark for closing at exec (not close: std's own exec-error pipe must stay open).
+        // Mark for closing at exec (not close: the spawn's exec-error pipe must stay open).
         // Failure (a kernel older than 5.11) leaves them as they were.
         const CLOSE_RANGE_CLOEXEC: c_uint = 1 << 2;
         let close_from = |first: c_uint, last: c_uint| {
