@@ -177,8 +177,9 @@ pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline, jobs: usize) -
 
 /// What one task of a draft's check gives (see [`check_draft`]).
 enum Done {
-    /// The resolved graph and the findings of the checks that read only it.
-    Graph(Box<(ResolvedGraph, [Vec<Finding>; 5])>),
+    /// The resolved graph, the findings of the checks that read only it, and (on more than
+    /// one thread) the topology hash, computed before anyone knows whether it is needed.
+    Graph(Box<(ResolvedGraph, [Vec<Finding>; 5], Option<Option<String>>)>),
     Authored(Option<String>),
     /// The catalog layer and the later layers of a run of nodes.
     Nodes(Vec<(NodeReport, Vec<Finding>)>),
@@ -191,10 +192,10 @@ const NODES_A_TASK: usize = 2048;
 /// A draft's findings, its candidate, and what it was checked as. On `jobs` threads
 /// (scoped, this one among them), the independent parts run side by side, each thread
 /// taking the next task of a fixed list: the graph (resolved, then the checks that read
-/// only it), the authored hash (it reads only the text), and the node layers, a run of
-/// nodes a task. Each result has its place in the list, so the findings are gathered in
-/// the same order whatever the thread count. On one thread the authored hash waits until
-/// nothing blocks, as it always did.
+/// only it, then the topology hash), the authored hash (it reads only the text), and the
+/// node layers, a run of nodes a task. Each result has its place in the list, so the
+/// findings are gathered in the same order whatever the thread count. On one thread both
+/// hashes wait until nothing blocks, as they always did.
 fn check_draft(
     inputs: &BatchInputs<'_>,
     tree: &JsonTree,
@@ -224,7 +225,10 @@ fn check_draft(
                     cycles::check(&graph),
                     retries::check(&graph),
                 ];
-                Done::Graph(Box::new((graph, layers)))
+                // The hash reads only the lowered nodes and the graph, and is defined on any
+                // draft (a blocked one's is thrown away), so it need not wait for the findings.
+                let topology = speculate.then(|| topology_hash(&lowered.header, &nodes, &graph));
+                Done::Graph(Box::new((graph, layers, topology)))
             }
             1 if speculate => Done::Authored(authored_hash(tree)),
             task => {
@@ -244,7 +248,7 @@ fn check_draft(
     let mut done = run_tasks(task_count, jobs, run_task).into_iter();
     drop(edges);
     let Some(Done::Graph(graph)) = done.next() else { unreachable!("the graph is the first task") };
-    let (graph, [ports, contracts, flow, cycles, retries]) = *graph;
+    let (graph, [ports, contracts, flow, cycles, retries], topology) = *graph;
     let authored = if speculate {
         let Some(Done::Authored(authored)) = done.next() else { unreachable!("the authored hash is the second task") };
         Some(authored)
@@ -281,7 +285,7 @@ fn check_draft(
     let findings = gather(parts, node_layers, graph_layers.each_ref().map(Vec::as_slice));
     let candidate = issue(&findings, &lowered.header, &graph, inputs.rows.is_some(), || {
         let authored = authored.unwrap_or_else(|| authored_hash(tree));
-        (authored, topology_hash(&lowered.header, &nodes, &graph))
+        (authored, topology.unwrap_or_else(|| topology_hash(&lowered.header, &nodes, &graph)))
     });
     drop(nodes);
     let draft = CheckedDraft { header: lowered.header, nodes: lowered.nodes, graph };
