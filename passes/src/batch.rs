@@ -175,11 +175,13 @@ pub fn check(inputs: &BatchInputs<'_>, mut outline: DraftOutline, jobs: usize) -
     Some(Checked { report, draft: checked_draft })
 }
 
+/// The resolved graph, the findings of the checks that read only it, and (on more than
+/// one thread) the topology hash, computed before anyone knows whether it is needed.
+type GraphDone = (ResolvedGraph, [Vec<Finding>; 5], Option<Option<String>>);
+
 /// What one task of a draft's check gives (see [`check_draft`]).
 enum Done {
-    /// The resolved graph, the findings of the checks that read only it, and (on more than
-    /// one thread) the topology hash, computed before anyone knows whether it is needed.
-    Graph(Box<(ResolvedGraph, [Vec<Finding>; 5], Option<Option<String>>)>),
+    Graph(Box<GraphDone>),
     Authored(Option<String>),
     /// The catalog layer and the later layers of a run of nodes.
     Nodes(Vec<(NodeReport, Vec<Finding>)>),
