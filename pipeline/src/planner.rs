@@ -27,12 +27,11 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::FileExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use little_sandbox::supervise::ProcStat;
+use little_sandbox::supervise::{BeforeExec, ProcStat};
 use serde_json::{Value, json};
 
 /// The prefix of a tool-event line on the planner's stderr.
@@ -93,7 +92,7 @@ pub fn run(
     let mut process = Command::new("sh");
     process.arg("-c").arg(command).envs(env.iter().map(|(k, v)| (*k, v.as_str())));
     // The side file, opened here: the planner writes its own record into it before exec.
-    let recording = match record.map(|record| record.prepare(&mut process)).transpose() {
+    let recording = match record.map(ProcessRecord::prepare).transpose() {
         Ok(file) => file,
         Err(error) => {
             on_report(Report::Warning(format!(
@@ -133,7 +132,7 @@ pub fn run(
             fatal = Some(error);
             // The planner would go on working (and writing) for nothing: end it now. The
             // supervisor sees it exit and returns.
-            if let Some((record, file)) = record.zip(recording.as_ref()) {
+            if let Some((record, (file, _))) = record.zip(recording.as_ref()) {
                 record.kill_running(file);
             }
         }
@@ -145,8 +144,9 @@ pub fn run(
         // Four bytes more than allowed: a cut never drops a character below the bound.
         MAX_OUTPUT + 4,
         &mut on_line,
+        recording.as_ref().map(|(_, hook)| hook as &BeforeExec),
     );
-    if let (Some(record), Some(file)) = (record, recording) {
+    if let (Some(record), Some((file, _))) = (record, recording) {
         record.clear(&file);
     }
     let output = output.map_err(|e| format!("cannot start the planner `sh -c {command:?}`: {e}"))?;
@@ -250,9 +250,9 @@ impl ProcessRecord {
         Ok(killed.then_some(recorded.pgid))
     }
 
-    /// Opens the side file for the next planner and has the planner write its record into
-    /// it between fork and exec.
-    fn prepare(&self, command: &mut Command) -> Result<File, String> {
+    /// Opens the side file for the next planner, and the hook by which the planner writes
+    /// its record into it between fork and exec.
+    fn prepare(&self) -> Result<(File, impl Fn() -> io::Result<()> + Sync + use<>), String> {
         let cannot = |e: io::Error| format!("cannot record the planner's processes in `{}`: {e}", self.path.display());
         if let Some(folder) = self.path.parent() {
             std::fs::create_dir_all(folder).map_err(cannot)?;
@@ -261,16 +261,14 @@ impl ProcessRecord {
             OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&self.path).map_err(cannot)?;
         let fd = file.as_raw_fd();
         let prefix = format!("{{\"log\":{},\"pgid\":", json!(self.log)).into_bytes();
-        // SAFETY: `record_self` makes only async-signal-safe system calls (getpid, getsid,
-        // open, read, close, writev) and allocates nothing; `prefix` and `fd` outlive the
-        // spawn (the file is open until `clear`).
-        unsafe {
-            command.pre_exec(move || {
-                record_self(fd, &prefix);
-                Ok(())
-            });
-        }
-        Ok(file)
+        // `record_self` makes only async-signal-safe system calls (getpid, getsid, open,
+        // read, close, writev) and allocates nothing; `prefix` and `fd` outlive the spawn
+        // (the file is open until `clear`).
+        let hook = move || {
+            record_self(fd, &prefix);
+            Ok(())
+        };
+        Ok((file, hook))
     }
 
     /// Kills the running planner's group, read back from its record (while the caller has

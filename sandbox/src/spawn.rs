@@ -32,7 +32,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::limits::{CallCgroup, JoinFds, Rlimit, apply_in_child};
-use crate::supervise::{CgroupHandles, SpawnWindow, pidfd_open, prepare_child, reap, register_call, unregister_group};
+use crate::supervise::{
+    BeforeExec, CgroupHandles, SpawnWindow, pidfd_open, prepare_child, reap, register_call, unregister_group,
+};
 
 /// `struct clone_args` of `<linux/sched.h>`, up to `cgroup` (`CLONE_ARGS_SIZE_VER2`).
 #[repr(C)]
@@ -89,6 +91,8 @@ pub(crate) struct ChildSetup<'a> {
     /// A descriptor it inherits; all others above 2 are closed at exec.
     pub keep_fd: Option<RawFd>,
     pub rlimits: &'a [Option<Rlimit>],
+    /// Run last before `exec` ([`crate::supervise::BeforeExec`]).
+    pub before_exec: Option<&'a BeforeExec>,
 }
 
 /// Which environment the child gets.
@@ -307,8 +311,8 @@ pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, 
 impl Child<'_> {
     /// In the child, between clone and exec: its own process group, its pipes on 0, 1, 2,
     /// the parent's death its own, no other descriptor past exec, its cgroups joined
-    /// (`join`), the rlimits, default signal handling, the working directory; then
-    /// `execve`. On any failure its errno goes to `error` and it exits 127.
+    /// (`join`), the rlimits, default signal handling, the working directory, the caller's
+    /// hook; then `execve`. On any failure its errno goes to `error` and it exits 127.
     ///
     /// # Safety
     /// Only in the child of a fork-like clone: it never returns.
@@ -354,6 +358,11 @@ impl Child<'_> {
                 && libc::chdir(cwd.as_ptr()) != 0
             {
                 fail(last());
+            }
+            if let Some(before_exec) = self.setup.before_exec
+                && let Err(err) = before_exec()
+            {
+                fail(err.raw_os_error().unwrap_or(libc::EIO));
             }
             libc::execve(self.exec.program.as_ptr(), self.exec.argv.as_ptr(), self.exec.envp.as_ptr());
             fail(last())
@@ -483,7 +492,7 @@ mod tests {
 
     fn setup() -> ChildSetup<'static> {
         // SAFETY: getpid(2) is always safe.
-        ChildSetup { parent: unsafe { libc::getpid() }, keep_fd: None, rlimits: &[] }
+        ChildSetup { parent: unsafe { libc::getpid() }, keep_fd: None, rlimits: &[], before_exec: None }
     }
 
     fn born_in(cgroup: &TestCgroup) -> Placement {

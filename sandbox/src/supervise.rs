@@ -240,6 +240,11 @@ impl Drop for SpawnWindow {
 /// descriptors are closed at exec. The exit code is the command's, 128 + the signal when a
 /// signal killed it, 124 with `timed_out` past `timeout`. `Err` only when it cannot be
 /// spawned.
+///
+/// The command runs with this process's environment and the command's own `env` and
+/// `env_remove` applied, in its `current_dir`. `std` gives no way to read a `Command`'s
+/// `env_clear` or `pre_exec` hooks, so those are not seen: remove variables one by one,
+/// and give a hook to [`run_supervised_with_stderr_lines`].
 pub fn run_supervised(
     command: Command,
     stdin: Option<Vec<u8>>,
@@ -251,17 +256,24 @@ pub fn run_supervised(
 
 /// [`run_supervised`], also handing each line of stderr (without its `\n`, lossy UTF-8) to
 /// `on_stderr_line` as it arrives, e.g. to show progress. Every line is handed over, also
-/// those past `max_output`; a line longer than 64 KiB is cut there.
+/// those past `max_output`; a line longer than 64 KiB is cut there. `before_exec` runs in
+/// the child last before `exec` (in place of `CommandExt::pre_exec`, which this spawn
+/// cannot see), under the same rules: async-signal-safe calls only, no allocation.
 pub fn run_supervised_with_stderr_lines(
     command: Command,
     stdin: Option<Vec<u8>>,
     timeout: Duration,
     max_output: usize,
     on_stderr_line: &mut dyn FnMut(&str),
+    before_exec: Option<&BeforeExec>,
 ) -> Result<Output, String> {
-    let extra = Extra { on_stderr_line: Some(on_stderr_line), inherit_environment: true, ..Extra::default() };
+    let extra =
+        Extra { on_stderr_line: Some(on_stderr_line), inherit_environment: true, before_exec, ..Extra::default() };
     supervise(command, stdin, timeout, max_output, extra)
 }
+
+/// A hook run in the child between fork and exec; an `Err` ends the spawn with its errno.
+pub type BeforeExec = dyn Fn() -> io::Result<()> + Sync;
 
 /// What the crate's own callers add to [`run_supervised`].
 #[derive(Default)]
@@ -285,6 +297,8 @@ pub(crate) struct Extra<'a> {
     pub rlimits: Option<Rlimits>,
     /// Ends the call at once when aborted (the command is killed as at its deadline).
     pub abort: Option<&'a Abort>,
+    /// Run in the child last before `exec`.
+    pub before_exec: Option<&'a BeforeExec>,
 }
 
 pub(crate) fn supervise(
@@ -300,7 +314,12 @@ pub(crate) fn supervise(
     let parent = unsafe { libc::getpid() };
     let cgroup = extra.cgroup;
     let rlimits = extra.rlimits;
-    let setup = ChildSetup { parent, keep_fd: extra.keep_fd, rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]) };
+    let setup = ChildSetup {
+        parent,
+        keep_fd: extra.keep_fd,
+        rlimits: rlimits.as_ref().map_or(&[], |r| &r[..]),
+        before_exec: extra.before_exec,
+    };
     let environment = if extra.inherit_environment { Environment::Inherited } else { Environment::Exact };
     let Spawned { pid, pidfd, stdin: stdin_pipe, stdout, stderr } =
         spawn::spawn(&command, environment, stdin.is_some(), &setup, Placement::of(cgroup))?;

@@ -44,6 +44,7 @@ fn stderr_lines_reach_the_callback_as_they_come() {
         MINUTE,
         4,
         &mut |line| lines.push(line.to_string()),
+        None,
     )
     .unwrap();
     assert_eq!(lines, ["one", "two", "three"]);
@@ -76,4 +77,35 @@ fn a_grandchild_holding_the_pipes_does_not_hold_the_call() {
 fn a_huge_timeout_does_not_overflow() {
     let out = run_supervised(sh("echo ok"), None, Duration::MAX, 16).unwrap();
     assert_eq!(out.stdout, "ok\n");
+}
+
+#[test]
+fn the_hook_runs_in_the_child_before_exec_and_its_error_ends_the_spawn() {
+    use std::os::fd::AsRawFd;
+    let scratch = Scratch::new();
+    let path = scratch.dir("hook").join("written");
+    let file = std::fs::File::create(&path).unwrap();
+    let fd = file.as_raw_fd();
+    // The child writes its own pid before exec; the command then prints its pid.
+    let hook = move || {
+        let mut digits = [0u8; 16];
+        // SAFETY: getpid(2) and write(2) on a descriptor the parent keeps open.
+        let mut pid = unsafe { libc::getpid() };
+        let mut at = digits.len();
+        while pid > 0 {
+            at -= 1;
+            digits[at] = b'0' + (pid % 10) as u8;
+            pid /= 10;
+        }
+        unsafe { libc::write(fd, digits[at..].as_ptr().cast(), digits.len() - at) };
+        Ok(())
+    };
+    let out = run_supervised_with_stderr_lines(sh("echo $$"), None, MINUTE, 64, &mut |_| {}, Some(&hook)).unwrap();
+    drop(file);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), out.stdout.trim(), "{out:?}");
+
+    let refuse = || Err(std::io::Error::from_raw_os_error(libc::EPERM));
+    let err =
+        run_supervised_with_stderr_lines(sh("echo ran"), None, MINUTE, 64, &mut |_| {}, Some(&refuse)).unwrap_err();
+    assert!(err.starts_with("cannot start `/bin/sh`") && err.contains("Operation not permitted"), "{err}");
 }
