@@ -9,7 +9,9 @@
 //! `harness.session.failed` and `RunFailed`, exit 1; never exit 2, never a panic); and a
 //! resume of the same run, with the provider unreachable, replays the whole session from
 //! the log without a request and without appending anything. The figures of each model
-//! call are printed (`cargo test --test real_model -- --nocapture` shows them).
+//! call are printed (`cargo test --test real_model -- --nocapture` shows them) and, when
+//! `LITTLE_REAL_MODEL_LOG` names a file, appended to it: `.ci/run` shows them from there
+//! rather than running the model twice.
 
 mod common;
 
@@ -20,6 +22,23 @@ use common::{Run, little_in};
 use serde_json::Value;
 
 const VARIABLE: &str = "LITTLE_MODEL_BASE_URL";
+
+/// A file the test's record is appended to, as well as printed.
+const LOG_VARIABLE: &str = "LITTLE_REAL_MODEL_LOG";
+
+/// Prints a line of the test's record (and appends it to the file [`LOG_VARIABLE`] names).
+macro_rules! say {
+    ($($arg:tt)*) => { say_line(format!($($arg)*)) };
+}
+
+fn say_line(line: String) {
+    println!("{line}");
+    if let Some(path) = std::env::var_os(LOG_VARIABLE).filter(|path| !path.is_empty()) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
+        writeln!(file, "{line}").unwrap();
+    }
+}
 
 /// `LITTLE_MODEL_STREAM=false` writes `stream = false` in little.toml; by default the
 /// session streams, as docs/reference/harness.md#the-built-in-harness-workflowharness100 says. scripts/model-server.sh's server refuses streaming
@@ -105,12 +124,12 @@ fn tokens(usage: &Value, key: &str) -> u64 {
 }
 
 fn show(label: &str, run: &Run) {
-    println!("--- {label}: exit {}", run.code);
+    say!("--- {label}: exit {}", run.code);
     for line in run.stderr.lines() {
-        println!("  stderr| {line}");
+        say!("  stderr| {line}");
     }
     for line in run.stdout.lines() {
-        println!("  stdout| {line}");
+        say!("  stdout| {line}");
     }
 }
 
@@ -129,7 +148,7 @@ fn figures(label: &str, events: &[Value]) {
             .as_array()
             .map(|calls| calls.iter().filter_map(|c| c["function"]["name"].as_str()).collect())
             .unwrap_or_default();
-        println!(
+        say!(
             "real_model: {label} turn {}: {:.2} s, {} prompt + {} completion tokens, finish {}, tool calls [{}]",
             p["turn"],
             ms as f64 / 1000.0,
@@ -144,7 +163,7 @@ fn figures(label: &str, events: &[Value]) {
         );
     }
     let n = responded.len().max(1) as f64;
-    println!(
+    say!(
         "real_model: {label}: {} model call(s), {:.2} s per call on average, {prompt} prompt + {completion} completion tokens, {} tool call(s)",
         responded.len(),
         total_ms as f64 / 1000.0 / n,
@@ -173,30 +192,30 @@ fn ended_within_bounds(label: &str, run: &Run, events: &[Value], max_turns: usiz
         assert_eq!(registered.len(), 1, "{label}: exit 0 registers the LWIR");
         assert_eq!(of_type(events, "harness.session.completed").len(), 1);
         assert!(run.stdout.contains("registered wfver_"), "{}", run.stdout);
-        println!("real_model: {label}: outcome: registered ({})", run.stdout.trim());
+        say!("real_model: {label}: outcome: registered ({})", run.stdout.trim());
     } else {
         assert!(registered.is_empty(), "{label}: a failed run registers nothing");
         let failed = of_type(events, "harness.session.failed");
         assert_eq!(failed.len(), 1, "{label}: exit 1 records harness.session.failed");
         assert_eq!(of_type(events, "RunFailed").len(), 1, "{label}: exit 1 records RunFailed");
-        println!("real_model: {label}: outcome: session failed: {}", failed[0]["payload"]["reason"]);
+        say!("real_model: {label}: outcome: session failed: {}", failed[0]["payload"]["reason"]);
     }
 }
 
 #[test]
 fn a_real_model_plans_within_its_bounds_and_the_resume_replays_without_it() {
     let Some(base_url) = std::env::var(VARIABLE).ok().filter(|url| !url.trim().is_empty()) else {
-        println!("real_model: not run: {VARIABLE} is not set (`scripts/model-server.sh start` prints a base URL)");
+        say!("real_model: not run: {VARIABLE} is not set (`scripts/model-server.sh start` prints a base URL)");
         return;
     };
     let sandbox = if bwrap_available() {
         "bwrap"
     } else {
-        println!("real_model: bubblewrap is missing or cannot run here; the session runs with --sandbox none");
+        say!("real_model: bubblewrap is missing or cannot run here; the session runs with --sandbox none");
         "none"
     };
     let stream = std::env::var(STREAM_VARIABLE).map_or(true, |v| v != "false" && v != "0");
-    println!("real_model: running against {base_url} (sandbox {sandbox}, stream {stream})");
+    say!("real_model: running against {base_url} (sandbox {sandbox}, stream {stream})");
     let provider = planner_provider();
     let dir = workdir("bwrap");
     write_config(&dir.join("little.toml"), &provider, &base_url, stream);
@@ -254,7 +273,7 @@ fn a_real_model_plans_within_its_bounds_and_the_resume_replays_without_it() {
     if again.code == 0 {
         assert!(again.stdout.contains("nothing called"), "{}", again.stdout);
     }
-    println!("real_model: resume: exit {}, the log unchanged, {turns} turn(s) replayed, no request", again.code);
+    say!("real_model: resume: exit {}, the log unchanged, {turns} turn(s) replayed, no request", again.code);
     let _ = std::fs::remove_dir_all(&dir);
 
     // One short session with bash as a plain process.
