@@ -713,6 +713,19 @@ impl DraftElements {
         }
     }
 
+    /// No elements read yet, with room for `nodes.1` elements of the array `nodes.0` and
+    /// `edges.1` of `edges.0`: the arrays whose runs are to be appended.
+    pub(crate) fn reserved(nodes: Option<(NodeIdx, usize)>, edges: Option<(NodeIdx, usize)>) -> DraftElements {
+        fn reserved<T>((array, count): (NodeIdx, usize)) -> ArrayRead<T> {
+            let mut state = ArrayRead::new(array);
+            state.read.reserve_exact(count);
+            state.stamps.reserve_exact(count);
+            state.ends.reserve_exact(count);
+            state
+        }
+        DraftElements { nodes: nodes.map(reserved), edges: edges.map(reserved), damaged: Vec::new() }
+    }
+
     /// Adds the elements of `run`, read apart from those read here (another run of the
     /// outline's elements, on another thread), as if they had been read here after them.
     /// `false` when `run` does not continue what was read here: `self` is then partly

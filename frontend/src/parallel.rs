@@ -22,6 +22,7 @@
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use little_diagnostics::Diagnostic;
@@ -31,9 +32,10 @@ use crate::json::{self, ElementParser, ElementSeen, NodeIdx, SkippedElement};
 use crate::reparse::{DraftOutline, ELEMENT_ARRAYS};
 use crate::{DocumentKind, document_kind};
 
-/// How many runs of elements each thread takes on average: a few, so that a thread slowed
-/// by others on the machine leaves its share to the rest.
-const RUNS_A_THREAD: usize = 4;
+/// How many runs of elements each thread takes on average: enough that a thread slowed by
+/// others on the machine leaves its share to the rest, and that the runs read but not yet
+/// joined (see [`Joined`]) are a small part of the draft.
+const RUNS_A_THREAD: usize = 16;
 
 /// What one run of elements gives: its elements read, each element's plain id (see
 /// [`crate::json::JsonTree::elided_id`]) in order, and their findings.
@@ -42,6 +44,33 @@ struct RunRead {
     elements: DraftElements,
     ids: Vec<(u32, u32)>,
     diagnostics: Vec<Diagnostic>,
+}
+
+/// The runs read so far, joined in order as soon as each run's turn comes, so that the
+/// elements are held about once, not once in their run and once joined.
+struct Joined {
+    /// The runs read whose turn has not come, by their index.
+    waiting: Vec<Option<RunRead>>,
+    /// How many runs are joined.
+    count: usize,
+    read: DraftElements,
+    ids: Vec<(u32, u32)>,
+    diagnostics: Vec<Diagnostic>,
+    /// A run did not continue the runs before it.
+    failed: bool,
+}
+
+impl Joined {
+    /// Takes run `at` in, and joins every run whose turn has come.
+    fn take(&mut self, at: usize, run: RunRead) {
+        self.waiting[at] = Some(run);
+        while let Some(run) = self.waiting.get_mut(self.count).and_then(Option::take) {
+            self.count += 1;
+            self.failed |= !self.read.append(run.elements);
+            self.ids.extend(run.ids);
+            self.diagnostics.extend(run.diagnostics);
+        }
+    }
 }
 
 impl DraftOutline {
@@ -69,25 +98,21 @@ impl DraftOutline {
         let elements = skeleton.elements;
         let read_from = arrays_read(&elements);
         let runs = runs_of(&elements, jobs);
-        let reads = read_runs(text, &elements, &runs, read_from, jobs)?;
-        let mut read = DraftElements::default();
-        let mut diagnostics = skeleton.diagnostics;
-        let mut skipped = elements.iter();
-        for run in reads {
-            if !read.append(run.elements) {
-                return None;
-            }
-            for id in run.ids {
-                tree.set_elided_id(skipped.next()?.node, id);
-            }
-            diagnostics.extend(run.diagnostics);
+        let joined = read_runs(text, &elements, &runs, read_from, jobs)?;
+        if joined.ids.len() != elements.len() {
+            return None;
         }
+        for (element, &id) in elements.iter().zip(&joined.ids) {
+            tree.set_elided_id(element.node, id);
+        }
+        let mut diagnostics = skeleton.diagnostics;
+        diagnostics.extend(joined.diagnostics);
         json::in_source_order(&mut diagnostics);
         Some(DraftOutline {
             text: text.clone(),
             tree: Some(tree),
             diagnostics,
-            elements: Some(Arc::new(read)),
+            elements: Some(Arc::new(joined.read)),
             damaged: Vec::new(),
         })
     }
@@ -128,44 +153,49 @@ fn runs_of(elements: &[SkippedElement], jobs: usize) -> Vec<Range<usize>> {
 }
 
 /// Each run read on one of `jobs` threads (this one among them), each thread taking the
-/// next run not yet taken with an [`ElementParser`] of its own; the reads in run order.
-/// `None` as soon as one element is not one value where it was skipped.
+/// next run not yet taken with an [`ElementParser`] of its own; the reads joined in run
+/// order. `None` as soon as one element is not one value where it was skipped.
 fn read_runs(
     text: &Arc<str>,
     elements: &[SkippedElement],
     runs: &[Range<usize>],
     read_from: [Option<NodeIdx>; 2],
     jobs: usize,
-) -> Option<Vec<RunRead>> {
+) -> Option<Joined> {
+    // The arrays read, their room made once.
+    let count = |array: NodeIdx| elements.iter().filter(|e| e.array_node == array).count();
+    let [nodes, edges] = read_from.map(|array| array.map(|array| (array, count(array))));
+    let joined = Mutex::new(Joined {
+        waiting: runs.iter().map(|_| None).collect(),
+        count: 0,
+        read: DraftElements::reserved(nodes, edges),
+        ids: Vec::with_capacity(elements.len()),
+        diagnostics: Vec::new(),
+        failed: false,
+    });
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let work = || {
         let mut parser = ElementParser::new(text);
-        let mut done = Vec::new();
         while !failed.load(Ordering::Relaxed) {
             let at = next.fetch_add(1, Ordering::Relaxed);
             let Some(run) = runs.get(at) else { break };
             match read_run(&mut parser, &elements[run.clone()], read_from) {
-                Some(read) => done.push((at, read)),
+                Some(read) => joined.lock().expect("the runs joined").take(at, read),
                 None => failed.store(true, Ordering::Relaxed),
             }
         }
-        done
     };
     let threads = jobs.clamp(1, runs.len().max(1));
-    let mut done = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut done = work();
+        work();
         for helper in helpers {
-            done.extend(helper.join().expect("a run of elements panicked"));
+            helper.join().expect("a run of elements panicked");
         }
-        done
     });
-    if failed.into_inner() || done.len() != runs.len() {
-        return None;
-    }
-    done.sort_unstable_by_key(|&(at, _)| at);
-    Some(done.into_iter().map(|(_, read)| read).collect())
+    let joined = joined.into_inner().expect("the runs joined");
+    (!failed.into_inner() && !joined.failed && joined.count == runs.len()).then_some(joined)
 }
 
 /// One run of elements, each parsed on its own and, if its array is the one read (see
