@@ -371,7 +371,7 @@ fn check_files(
             let report = FileReport { document: None, diagnostics: vec![diagnostic.clone()], candidate: None };
             return Ok(Some((report, None)));
         }
-        let outline = little_passes::batch::outline(item.text.clone());
+        let outline = little_passes::batch::outline(item.text.clone(), threads_a_file);
         enforce_limits(outline.tree.as_ref(), &item.path, limits)?;
         let kind = outline.tree.as_ref().map(little_frontend::document_kind);
         // Below a folder: drafts and LWIR, and files that are not JSON at all (a broken

@@ -1,6 +1,7 @@
 //! `--jobs`: one draft checked on one thread or on several gives the same report, byte
 //! for byte, in every format, on every bundled example and on generated drafts large
-//! enough that every task of the batch driver runs (the node layers in several runs).
+//! enough that every task of the batch driver runs (the node layers in several runs) and
+//! that the outline is parsed on several threads.
 
 mod common;
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use common::{examples, little};
 use little_conformance::generate::{accepting_context, draft};
+use little_frontend::reparse::DraftOutline;
 
 /// The outputs of `little check FILE --format FORMAT --jobs N` for N = 1, 2, 4, equal.
 fn same_on_any_thread_count(file: &Path, extra: &[&str]) {
@@ -46,9 +48,12 @@ fn generated_drafts_get_the_same_report_on_any_thread_count() {
     let context = dir.join("context.json");
     std::fs::write(&context, accepting_context()).expect("written");
     let context = context.display().to_string();
-    for (nodes, seed) in [(3, 1), (5_000, 2), (12_000, 3)] {
+    for (nodes, seed) in [(3, 1), (5_000, 2), (12_000, 3), (20_000, 4)] {
         let file = dir.join(format!("draft-{nodes}.json"));
-        std::fs::write(&file, draft(nodes, seed)).expect("written");
+        let text = draft(nodes, seed);
+        // On several threads, the outline of these drafts is parsed in parallel, not whole.
+        assert!(DraftOutline::parse_split(&text.as_str().into(), 2).is_some(), "{nodes} nodes: parsed whole");
+        std::fs::write(&file, text).expect("written");
         same_on_any_thread_count(&file, &[]);
         same_on_any_thread_count(&file, &["--context", &context]);
         // A draft with faults: the findings of every task are merged in the same order.

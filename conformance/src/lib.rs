@@ -60,7 +60,7 @@ pub fn batch_check_text_on(text: &str, setup: &Setup, jobs: usize) -> Option<(Fi
     let context = setup.context.as_deref().map(|text| little_frontend::context::read_context(&tree(text)).0);
     let rows = setup.bindings.as_deref().map(|text| little_frontend::context::read_bindings(&tree(text)).0);
     let inputs = little_passes::batch::BatchInputs::new(&catalog, context.as_ref(), rows.as_deref());
-    let outline = little_passes::batch::outline(text.into());
+    let outline = little_passes::batch::outline(text.into(), jobs);
     let tree = outline.tree.clone();
     let checked = little_passes::batch::check(&inputs, outline, jobs)?;
     let topology = checked.draft.as_ref().zip(tree.as_ref()).and_then(|(draft, tree)| draft.topology(tree));

@@ -169,7 +169,7 @@ pub fn check(text: &[u8], path: &str, documents: &Documents) -> Result<Value, Er
                 little_passes::queries::binding_rows(&db, ws),
             );
             let jobs = std::thread::available_parallelism().map_or(1, usize::from);
-            little_passes::batch::check(&inputs, little_passes::batch::outline(entered.text.clone()), jobs)
+            little_passes::batch::check(&inputs, little_passes::batch::outline(entered.text.clone(), jobs), jobs)
         });
         let report = match batch {
             Some(checked) => checked.report,

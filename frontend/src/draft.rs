@@ -455,6 +455,9 @@ pub fn config_value(config: &Config) -> serde_json::Value {
 struct ArrayRead<T> {
     /// The array's node in the tree (a duplicate root key's array is another node).
     array: NodeIdx,
+    /// The index in the array of the first element seen: 0, but for a run of elements
+    /// read apart from those before it ([`ArrayRead::append`]).
+    first: u32,
     /// The elements read, in order; an element that could not be read has none.
     read: Vec<T>,
     /// The elements that could not be read, ascending.
@@ -496,8 +499,14 @@ type ReadElement<T> = fn(&mut Reader<'_>, NodeIdx, usize) -> Option<T>;
 
 impl<T> ArrayRead<T> {
     fn new(array: NodeIdx) -> Self {
+        ArrayRead::starting_at(array, 0)
+    }
+
+    /// An array read from its element `first` on.
+    fn starting_at(array: NodeIdx, first: usize) -> Self {
         ArrayRead {
             array,
+            first: first as u32,
             read: Vec::new(),
             unread: Vec::new(),
             ends: Vec::new(),
@@ -510,8 +519,9 @@ impl<T> ArrayRead<T> {
 
     /// Counts the next element as unknown: seen, not read, no findings.
     fn add_unknown(&mut self) {
-        self.unread.push(self.seen() as u32);
-        self.unknown.push(self.seen() as u32);
+        let index = self.next_index() as u32;
+        self.unread.push(index);
+        self.unknown.push(index);
         self.ends.push(self.findings.len() as u32);
     }
 
@@ -535,10 +545,36 @@ impl<T> ArrayRead<T> {
         self.ends.len()
     }
 
+    /// The index in the array of the next element.
+    fn next_index(&self) -> usize {
+        self.first as usize + self.seen()
+    }
+
+    /// Adds the elements of `run`, the run of this array that follows the elements seen
+    /// (read apart, on another thread): what reading them here would have given, all
+    /// read elements under one stamp. `false`, and nothing added, when `run` is not that.
+    fn append(&mut self, run: ArrayRead<T>) -> bool {
+        if run.array != self.array || run.first as usize != self.next_index() {
+            return false;
+        }
+        let offset = self.findings.len() as u32;
+        self.ends.extend(run.ends.iter().map(|end| end + offset));
+        self.findings.extend(run.findings);
+        self.read.extend(run.read);
+        self.unread.extend(run.unread);
+        self.numbers.extend(run.numbers);
+        self.unknown.extend(run.unknown);
+        match self.stamps.first() {
+            Some(&stamp) => self.stamps.extend(std::iter::repeat_n(stamp, run.stamps.len())),
+            None => self.stamps = run.stamps,
+        }
+        true
+    }
+
     /// Reads the next element of the array `key`, at `node` of `tree`. `elided`: the
     /// outline does not keep the element, so the document's own number check will not see it.
     fn add(&mut self, tree: &JsonTree, node: NodeIdx, key: &str, elided: bool, read: ReadElement<T>) {
-        let index = self.seen();
+        let index = self.next_index();
         let mut reader = Reader { tree, codes: DRAFT_CODES, findings: std::mem::take(&mut self.findings) };
         match read(&mut reader, node, index) {
             Some(element) => {
@@ -661,7 +697,7 @@ impl DraftElements {
     pub fn visit(&mut self, seen: ElementSeen<'_>) {
         fn add<T>(slot: &mut Option<ArrayRead<T>>, seen: ElementSeen<'_>, unknown: bool, read: ReadElement<T>) {
             // Of two arrays under one root key, the tree keeps the first.
-            let state = slot.get_or_insert_with(|| ArrayRead::new(seen.array_node));
+            let state = slot.get_or_insert_with(|| ArrayRead::starting_at(seen.array_node, seen.index));
             if state.array == seen.array_node {
                 match unknown {
                     true => state.add_unknown(),
@@ -675,6 +711,41 @@ impl DraftElements {
             "edges" => add(&mut self.edges, seen, unknown, read_edge),
             _ => {}
         }
+    }
+
+    /// No elements read yet, with room for `nodes.1` elements of the array `nodes.0` and
+    /// `edges.1` of `edges.0`: the arrays whose runs are to be appended.
+    pub(crate) fn reserved(nodes: Option<(NodeIdx, usize)>, edges: Option<(NodeIdx, usize)>) -> DraftElements {
+        fn reserved<T>((array, count): (NodeIdx, usize)) -> ArrayRead<T> {
+            let mut state = ArrayRead::new(array);
+            state.read.reserve_exact(count);
+            state.stamps.reserve_exact(count);
+            state.ends.reserve_exact(count);
+            state
+        }
+        DraftElements { nodes: nodes.map(reserved), edges: edges.map(reserved), damaged: Vec::new() }
+    }
+
+    /// Adds the elements of `run`, read apart from those read here (another run of the
+    /// outline's elements, on another thread), as if they had been read here after them.
+    /// `false` when `run` does not continue what was read here: `self` is then partly
+    /// appended to and no longer the elements of any outline.
+    pub(crate) fn append(&mut self, run: DraftElements) -> bool {
+        fn append<T>(slot: &mut Option<ArrayRead<T>>, run: Option<ArrayRead<T>>) -> bool {
+            match (slot, run) {
+                (_, None) => true,
+                (Some(state), Some(run)) => state.append(run),
+                (slot @ None, Some(run)) => {
+                    let starts = run.first == 0;
+                    *slot = Some(run);
+                    starts
+                }
+            }
+        }
+        self.damaged.is_empty()
+            && run.damaged.is_empty()
+            && append(&mut self.nodes, run.nodes)
+            && append(&mut self.edges, run.edges)
     }
 
     /// Makes element `index` of the array `key` (at `array` in the outline) unknown: an
@@ -1095,5 +1166,25 @@ mod visit_tests {
         assert_eq!((edges.array, edges.seen()), (array_of("edges"), 1));
         let lowered = lower_draft_from(&tree, elements);
         assert_eq!(lowered.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+}
+
+#[cfg(test)]
+impl DraftElements {
+    /// These elements as text to compare two reads by, each stamp written as whether it is
+    /// its array's first (stamps are fresh numbers: two reads never share one).
+    pub(crate) fn described(&self) -> String {
+        fn unstamped<T: Clone>(state: &Option<ArrayRead<T>>) -> Option<ArrayRead<T>> {
+            let mut state = state.clone()?;
+            let first = state.stamps.first().copied();
+            state.stamps.iter_mut().for_each(|stamp| *stamp = u64::from(Some(*stamp) != first));
+            Some(state)
+        }
+        let copy = DraftElements {
+            nodes: unstamped(&self.nodes),
+            edges: unstamped(&self.edges),
+            damaged: self.damaged.clone(),
+        };
+        format!("{copy:#?}")
     }
 }

@@ -365,6 +365,20 @@ impl JsonTree {
         self.text = text;
     }
 
+    /// The span of the `id` of the object at `i` when it is a string without escapes,
+    /// else `(0, 0)`: what an outline keeps of an element it elides.
+    pub(crate) fn plain_id(&self, i: NodeIdx) -> (u32, u32) {
+        plain_id(&self.nodes, &self.members, &self.keys, i)
+    }
+
+    /// Gives the elided element `i` the id `id` (a [`JsonTree::plain_id`] of its text).
+    pub(crate) fn set_elided_id(&mut self, i: NodeIdx, id: (u32, u32)) {
+        let slot = &mut self.nodes[i as usize];
+        if slot.tag == Tag::Elided {
+            (slot.a, slot.b) = id;
+        }
+    }
+
     /// Whether this is an outline with elided elements rather than the whole tree.
     pub fn is_outline(&self) -> bool {
         self.elided
@@ -644,6 +658,78 @@ fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(Eleme
     }
 }
 
+/// An outline's skeleton ([`parse_skeleton`]): the tree, with every element of the named
+/// arrays elided and no id kept, the findings outside those elements, and the elements.
+pub(crate) struct Skeleton {
+    pub tree: JsonTree,
+    pub diagnostics: Vec<Diagnostic>,
+    pub elements: Vec<SkippedElement>,
+}
+
+/// An element that the skeleton parse skipped: which of the arrays holds it (an index into
+/// the names given), that array's node, its index there, and its node in the skeleton.
+#[derive(Clone, Debug)]
+pub(crate) struct SkippedElement {
+    pub array: usize,
+    pub array_node: NodeIdx,
+    pub index: usize,
+    pub node: NodeIdx,
+    pub span: Range<u32>,
+}
+
+/// [`parse_outline`] but for the elements of the root's arrays named in `arrays`, which are
+/// skipped, not parsed: each ends where the bracket that opens it is closed, counted
+/// outside strings, and nothing in it is checked (the caller parses each on its own). So
+/// the skeleton is the outline only once every element is found to be one value there.
+/// `None` when the text is not JSON outside those elements, when an element is neither an
+/// array nor an object or has no end, or when the text is over 4 GiB.
+pub(crate) fn parse_skeleton(text: &Arc<str>, arrays: &[&str]) -> Option<Skeleton> {
+    u32::try_from(text.len()).ok()?;
+    let mut parser = Parser::new(text);
+    parser.elide = arrays;
+    parser.skip_elements = true;
+    parser.run().ok()?;
+    let mut diagnostics = std::mem::take(&mut parser.diagnostics);
+    in_source_order(&mut diagnostics);
+    let elements = std::mem::take(&mut parser.skipped);
+    let mut tree = parser.lend_arenas(text.clone());
+    tree.elided = parser.elided;
+    Some(Skeleton { tree, diagnostics, elements })
+}
+
+/// Where the array or object that opens at `start` ends (just past its closing bracket):
+/// brackets are counted outside strings, a string ends at its first `"` not escaped, and
+/// nothing else is looked at or checked. `None` when it does not end.
+fn container_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = start;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                at += 1;
+                loop {
+                    at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+                    if bytes[at] == b'"' {
+                        break;
+                    }
+                    // An escape: the byte after the backslash is never a string's end.
+                    at += 2;
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
 /// Where a text stops being JSON, as [`crate::recover`] needs it: the fault's span, the
 /// parser's position there, and the containers open there, outermost first.
 pub(crate) struct FaultSite {
@@ -871,6 +957,9 @@ struct Parser<'a> {
     elided: bool,
     /// Who is shown each element before it is elided, and the text its tree shares.
     visit: Option<(Visitor<'a>, Arc<str>)>,
+    /// The elements to elide are skipped, not parsed ([`parse_skeleton`]), and listed here.
+    skip_elements: bool,
+    skipped: Vec<SkippedElement>,
     /// Where the value parsed sits in its document, for an element parsed on its own
     /// ([`ElementParser::reparse`]): the containers around it, and its JSONPath.
     depth_base: usize,
@@ -883,6 +972,8 @@ type Visitor<'a> = &'a mut dyn FnMut(ElementSeen<'_>);
 /// The arenas' lengths when an elided element began: its subtree is what follows.
 struct ElementMark {
     node: NodeIdx,
+    /// Which of the arrays to elide holds it.
+    array: usize,
     items: usize,
     members: usize,
     strings: usize,
@@ -928,6 +1019,8 @@ impl<'a> Parser<'a> {
             element: None,
             elided: false,
             visit: None,
+            skip_elements: false,
+            skipped: Vec::new(),
             depth_base: 0,
             path_base: String::from("$"),
         }
@@ -942,6 +1035,7 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected_value());
             };
             match byte {
+                _ if self.skip_elements && self.element.is_some() => self.skip_element(start, byte)?,
                 b'{' => {
                     self.check_depth()?;
                     let idx = self.open_node(start);
@@ -1088,9 +1182,10 @@ impl<'a> Parser<'a> {
         }
         // The root's member being parsed is the last one on the scratch stack.
         let key = &self.key_table[self.members.last().expect("the root's current member").key as usize];
-        if self.elide.contains(&&**key) {
+        if let Some(array) = self.elide.iter().position(|&name| name == &**key) {
             self.element = Some(ElementMark {
                 node: self.next_idx(),
+                array,
                 items: self.items.len(),
                 members: self.object_members.len(),
                 strings: self.strings.len(),
@@ -1112,6 +1207,28 @@ impl<'a> Parser<'a> {
         let slot = &mut self.nodes[mark.node as usize];
         (slot.tag, slot.a, slot.b) = (Tag::Elided, id.0, id.1);
         self.elided = true;
+    }
+
+    /// Skips the element that starts at `start` with `byte` ([`parse_skeleton`]), leaving
+    /// it elided without an id, and lists it.
+    fn skip_element(&mut self, start: usize, byte: u8) -> Result<(), Fault> {
+        let mark = self.element.take().expect("an element to skip");
+        let end = match byte {
+            b'{' | b'[' => container_end(self.bytes, start),
+            _ => None,
+        };
+        let Some(end) = end else {
+            let at = start as u32;
+            return Err(Fault { span: at..at + 1, message: "an element the skeleton parse cannot skip".to_owned() });
+        };
+        self.pos = end;
+        let span = start as u32..end as u32;
+        self.nodes.push(Slot { start: span.start, end: span.end, tag: Tag::Elided, a: 0, b: 0 });
+        let array = &self.frames[1];
+        let index = self.children.len() - array.start - 1;
+        self.skipped.push(SkippedElement { array: mark.array, array_node: array.node, index, node: mark.node, span });
+        self.elided = true;
+        Ok(())
     }
 
     /// Shows the element that just ended to the visitor, lending it the arenas as a tree.

@@ -9,6 +9,7 @@ pub mod draft;
 mod gap;
 pub mod json;
 pub mod lwir;
+pub mod parallel;
 pub mod reader;
 pub mod recover;
 pub mod reparse;

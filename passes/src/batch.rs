@@ -135,10 +135,12 @@ pub struct Checked {
     pub draft: Option<CheckedDraft>,
 }
 
-/// A file's outline, as the batch driver reads it: parsed whole, a draft's elements
-/// lowered while the parser holds each.
-pub fn outline(text: Arc<str>) -> DraftOutline {
-    DraftOutline::parse(text)
+/// A file's outline, as the batch driver reads it: on one thread parsed whole, a draft's
+/// elements lowered while the parser holds each; on `jobs > 1` threads a draft's elements
+/// parsed and lowered side by side ([`DraftOutline::parse_on`]). The same outline on any
+/// number.
+pub fn outline(text: Arc<str>, jobs: usize) -> DraftOutline {
+    DraftOutline::parse_on(text, jobs)
 }
 
 /// Checks one file from its outline, as [`crate::report`] does through the database, and
