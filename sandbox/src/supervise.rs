@@ -25,7 +25,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::limits::{CallCgroup, Rlimits};
@@ -52,9 +52,9 @@ static CGROUP_KILL: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
 /// Per slot of [`GROUPS`], the open `cgroup.procs` of its call's cgroup where there is no
 /// `cgroup.kill` (cgroup v1; v2 before Linux 5.14), or -1.
 static CGROUP_PROCS: [AtomicI32; SLOTS] = [const { AtomicI32::new(-1) }; SLOTS];
-/// Set once [`kill_registered_groups`] runs: from then on a descriptor taken out of the
-/// registry is left open, since the killer may be about to use it.
-static KILLING: AtomicBool = AtomicBool::new(false);
+/// How many [`kill_registered_groups`] are running: a descriptor taken out of the registry
+/// meanwhile is left open (once), since a killer may be about to use it.
+static KILLERS: AtomicUsize = AtomicUsize::new(0);
 
 /// What else ends a registered command besides its process group: its call's cgroup, which
 /// holds what left the group (`setsid`, bubblewrap's namespace) and what bubblewrap's
@@ -101,7 +101,7 @@ pub fn unregister_group(pgid: i32) {
         }
         for fds in [&CGROUP_KILL, &CGROUP_PROCS] {
             let fd = fds[index].swap(-1, Ordering::SeqCst);
-            if fd >= 0 && !KILLING.load(Ordering::SeqCst) {
+            if fd >= 0 && KILLERS.load(Ordering::SeqCst) == 0 {
                 // SAFETY: the registry owned this descriptor, and no killer can hold it.
                 unsafe { libc::close(fd) };
             }
@@ -120,7 +120,7 @@ pub fn unregister_group(pgid: i32) {
 /// exits. The records stay: the runner that owns a group unregisters it when it reaps its
 /// leader.
 pub fn kill_registered_groups() {
-    KILLING.store(true, Ordering::SeqCst);
+    KILLERS.fetch_add(1, Ordering::SeqCst);
     let start = monotonic_nanos();
     while SPAWNING.load(Ordering::SeqCst) > 0 && monotonic_nanos().saturating_sub(start) < 1_000_000_000 {
         // SAFETY: sched_yield(2) has no preconditions.
@@ -144,6 +144,7 @@ pub fn kill_registered_groups() {
             kill_listed(procs);
         }
     }
+    KILLERS.fetch_sub(1, Ordering::SeqCst);
 }
 
 /// Kills every process `cgroup.procs` (open as `procs`) lists, reading it again until it
