@@ -17,8 +17,14 @@ use little_sandbox::limits::{CGROUP_V2_ROOT_VAR, cgroup_entry};
 use little_sandbox::{Mode, Sandbox};
 
 /// A cgroup v2 directory this process may make cgroups in: the given one, else the v2
-/// mount's root when it is writable.
+/// mount's root when it is writable. Probed once: the tests run on several threads, and
+/// two probes of the same name would see each other's directory and fail.
 fn v2_root() -> Option<PathBuf> {
+    static ROOT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    ROOT.get_or_init(probe_v2_root).clone()
+}
+
+fn probe_v2_root() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(CGROUP_V2_ROOT_VAR) {
         return Some(dir.into());
     }
