@@ -23,7 +23,7 @@ use crate::checks::config::{CompiledSchema, compile};
 use crate::checks::node::{NodeReport, catalog_layer, later_layers};
 use crate::checks::resolve::{ResolvedGraph, resolve};
 use crate::checks::{branches, contracts, cycles, flow, gates, ports, retries};
-use crate::project::{authored_hash, build_topology, topology_hash};
+use crate::project::{AuthoredHash, authored_hash, build_topology, topology_hash};
 use crate::report::{DraftParts, FileReport, Issued, gather, issue, resolve_report};
 use crate::rules::{NodeFields, NodeInWorkspace};
 
@@ -184,7 +184,8 @@ type GraphDone = (ResolvedGraph, [Vec<Finding>; 5], Option<Option<String>>);
 /// What one task of a draft's check gives (see [`check_draft`]).
 enum Done {
     Graph(Box<GraphDone>),
-    Authored(Option<String>),
+    /// A part of the authored hash, fed to its digest.
+    Authored,
     /// The catalog layer and the later layers of a run of nodes.
     Nodes(Vec<(NodeReport, Vec<Finding>)>),
 }
@@ -195,11 +196,12 @@ const NODES_A_TASK: usize = 2048;
 
 /// A draft's findings, its candidate, and what it was checked as. On `jobs` threads
 /// (scoped, this one among them), the independent parts run side by side, each thread
-/// taking the next task of a fixed list: the graph (resolved, then the checks that read
-/// only it, then the topology hash), the authored hash (it reads only the text), and the
-/// node layers, a run of nodes a task. Each result has its place in the list, so the
-/// findings are gathered in the same order whatever the thread count. On one thread both
-/// hashes wait until nothing blocks, as they always did.
+/// taking the next task of a fixed list: the graph (resolved from the lowered edges, which
+/// it then drops, then the checks that read only it, then the topology hash), the parts of
+/// the authored hash (it reads only the text; [`AuthoredHash`]), and the node layers, a
+/// run of nodes a task. Each result has its place in the list, so the findings are
+/// gathered in the same order whatever the thread count. On one thread both hashes wait
+/// until nothing blocks, as they always did.
 fn check_draft(
     inputs: &BatchInputs<'_>,
     tree: &JsonTree,
@@ -207,8 +209,9 @@ fn check_draft(
     jobs: usize,
 ) -> (Vec<Finding>, Option<crate::project::Candidate>, CheckedDraft) {
     let mut lowered = draft::lower_draft_from(tree, elements);
-    // Each edge is held once: the lowered edges go once the graph is resolved from them.
-    let edges = std::mem::take(&mut lowered.edges);
+    // Each edge is held once: the graph's task takes the lowered edges and drops them once
+    // the graph is resolved from them, before the rest of its work.
+    let edges = std::sync::Mutex::new(std::mem::take(&mut lowered.edges));
     let nodes: Vec<BatchNode<'_>> = lowered
         .nodes
         .iter()
@@ -216,12 +219,17 @@ fn check_draft(
         .collect();
     let runs: Vec<&[BatchNode<'_>]> = nodes.chunks(NODES_A_TASK).collect();
     let speculate = jobs > 1;
-    let task_count = 1 + usize::from(speculate) + runs.len();
+    let authored = speculate.then(|| AuthoredHash::new(tree));
+    let authored_parts = authored.as_ref().map_or(0, AuthoredHash::parts);
+    let authored_feed = authored.as_ref().map(|hash| std::sync::Mutex::new(hash.feed()));
+    let task_count = 1 + authored_parts + runs.len();
     let run_task = |task: usize| -> Done {
         match task {
             0 => {
+                let edges = std::mem::take(&mut *edges.lock().expect("the lowered edges"));
                 let graph =
                     resolve(&nodes, |node| node.family().cloned(), lowered.nodes_unreadable, lowered.damage, &edges);
+                drop(edges);
                 let layers = [
                     ports::check(&graph),
                     contracts::check(&graph),
@@ -234,9 +242,15 @@ fn check_draft(
                 let topology = speculate.then(|| topology_hash(&lowered.header, &nodes, &graph));
                 Done::Graph(Box::new((graph, layers, topology)))
             }
-            1 if speculate => Done::Authored(authored_hash(tree)),
+            task if task <= authored_parts => {
+                let (hash, feed) = (authored.as_ref().expect("parts"), authored_feed.as_ref().expect("parts"));
+                let part = task - 1;
+                let text = hash.write_part(part);
+                feed.lock().expect("the authored digest").take(hash, part, text);
+                Done::Authored
+            }
             task => {
-                let run = runs[task - 1 - usize::from(speculate)];
+                let run = runs[task - 1 - authored_parts];
                 Done::Nodes(
                     run.iter()
                         .map(|node| {
@@ -250,20 +264,19 @@ fn check_draft(
         }
     };
     let mut done = run_tasks(task_count, jobs, run_task).into_iter();
-    drop(edges);
     let Some(Done::Graph(graph)) = done.next() else { unreachable!("the graph is the first task") };
     let (graph, [ports, contracts, flow, cycles, retries], topology) = *graph;
-    let authored = if speculate {
-        let Some(Done::Authored(authored)) = done.next() else { unreachable!("the authored hash is the second task") };
-        Some(authored)
-    } else {
-        None
-    };
+    let authored = authored.map(|hash| {
+        let feed = authored_feed.expect("a digest for the parts").into_inner().expect("the authored digest");
+        feed.finish(&hash)
+    });
     let checked: Vec<(NodeReport, Vec<Finding>)> = done
-        .flat_map(|task| match task {
-            Done::Nodes(checked) => checked,
-            _ => unreachable!("the node layers are the last tasks"),
+        .filter_map(|task| match task {
+            Done::Authored => None,
+            Done::Nodes(checked) => Some(checked),
+            Done::Graph(_) => unreachable!("the graph is the first task"),
         })
+        .flatten()
         .collect();
     let config = |i: usize| &lowered.nodes[i].config;
     let faulty = |i: usize| checked[i].0.faulty_config.as_slice();

@@ -27,27 +27,89 @@ pub fn authored_graph_hash(db: &dyn salsa::Database, file: SourceFile) -> Option
     authored_hash(outline(db, file).tree.as_ref()?)
 }
 
-/// [`authored_graph_hash`] of a draft's outline, for either driver.
+/// [`authored_graph_hash`] of a draft's outline, for either driver, on this thread.
 pub fn authored_hash(tree: &JsonTree) -> Option<String> {
-    let root = tree.root();
-    let member = |key: &str| tree.get(root, key).map(|m| m.value);
-    let mut sink = HashSink::default();
-    let mut walk: Walk<'static, TreeValue<'static>> = Walk::default();
-    let mut elements = ElementParser::new(tree.text());
-    // The subject's keys, written in canonical (sorted) order.
-    for (i, key) in ["edges", "nodes"].into_iter().enumerate() {
-        let items = member(key).and_then(|idx| tree.value(idx).as_array()).unwrap_or(&[]);
-        sink.put(if i == 0 { "{" } else { "," });
-        write_string(&mut sink, key);
-        sink.put(":[");
-        let order = authored_order(tree, items);
-        let spans: Vec<std::ops::Range<u32>> = order.iter().map(|&item| tree.span(item)).collect();
+    let hash = AuthoredHash::new(tree);
+    let mut feed = hash.feed();
+    for part in 0..hash.parts() {
+        feed.take(&hash, part, hash.write_part(part));
+    }
+    feed.finish(&hash)
+}
+
+/// How many elements one part of the authored hash holds: enough that a part outweighs
+/// taking it, few enough that the parts written ahead of the digest stay small.
+const ELEMENTS_A_PART: usize = 4096;
+
+/// The subject's arrays, in canonical (sorted) order of their keys.
+const AUTHORED_ARRAYS: [&str; 2] = ["edges", "nodes"];
+
+/// `authoredGraphHash` in parts: the elements of `edges`, then of `nodes`, each array in
+/// authored order ([`authored_order`]), cut into runs whose canonical texts may be written
+/// on several threads ([`AuthoredHash::write_part`]) and are fed to the one digest in
+/// order ([`AuthoredFeed`]). The canonical text is the one [`authored_hash`] has always
+/// streamed: only where it is written changed.
+pub struct AuthoredHash<'t> {
+    tree: &'t JsonTree,
+    /// Each array's elements (none when it is absent or not an array).
+    items: [&'t [NodeIdx]; 2],
+    /// Each array's elements in authored order, sorted by the first part that needs them.
+    orders: [std::sync::OnceLock<Vec<NodeIdx>>; 2],
+    /// Each part: its array, and its range of that array's order.
+    parts: Vec<(usize, std::ops::Range<usize>)>,
+}
+
+impl<'t> AuthoredHash<'t> {
+    /// The parts of a draft's authored hash (nothing is sorted or written yet).
+    pub fn new(tree: &'t JsonTree) -> AuthoredHash<'t> {
+        let items = AUTHORED_ARRAYS.map(|key| {
+            let member = tree.get(tree.root(), key).map(|m| m.value);
+            member.and_then(|idx| tree.value(idx).as_array()).unwrap_or(&[])
+        });
+        let parts = (0..2)
+            .flat_map(|array| {
+                let count = items[array].len();
+                (0..count.div_ceil(ELEMENTS_A_PART))
+                    .map(move |part| (array, part * ELEMENTS_A_PART..count.min((part + 1) * ELEMENTS_A_PART)))
+            })
+            .collect();
+        AuthoredHash { tree, items, orders: Default::default(), parts }
+    }
+
+    /// How many parts there are.
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// A digest that takes the parts' texts in any order and reads them in order.
+    pub fn feed(&self) -> AuthoredFeed {
+        AuthoredFeed {
+            sink: HashSink::default(),
+            waiting: vec![None; self.parts.len()],
+            next: 0,
+            opened: 0,
+            failed: false,
+        }
+    }
+
+    /// The canonical text of part `part`: its elements, each after a comma unless it is
+    /// its array's first. `None` when one has no canonical form (the hash has none).
+    pub fn write_part(&self, part: usize) -> Option<String> {
+        let (array, range) = self.parts[part].clone();
+        let tree = self.tree;
+        let order = self.orders[array].get_or_init(|| authored_order(tree, self.items[array]));
+        let order = &order[range.clone()];
+        let bytes: usize = order.iter().map(|&item| tree.span(item).len()).sum();
+        let mut text = String::with_capacity(bytes + order.len());
+        let mut walk: Walk<'static, TreeValue<'static>> = Walk::default();
+        let mut elements = ElementParser::new(tree.text());
         for (n, &item) in order.iter().enumerate() {
-            if let Some(ahead) = spans.get(n + prefetch::AHEAD) {
+            if let Some(&ahead) = order.get(n + prefetch::AHEAD) {
+                let ahead = tree.span(ahead);
                 prefetch::bytes(&tree.text().as_bytes()[ahead.start as usize..ahead.end as usize], 4);
             }
-            if n > 0 {
-                sink.put(",");
+            if range.start + n > 0 {
+                text.push(',');
             }
             let value = match tree.value(item) {
                 JsonValue::Elided => {
@@ -57,18 +119,68 @@ pub fn authored_hash(tree: &JsonTree) -> Option<String> {
                 _ => TreeValue { tree, idx: item },
             };
             let mut element_walk = std::mem::take(&mut walk).recycle();
-            element_walk.write(value, &mut sink).ok()?;
+            element_walk.write(value, &mut text).ok()?;
             walk = element_walk.recycle();
         }
-        sink.put("]");
+        Some(text)
     }
-    sink.put(",\"workflowId\":");
-    match member("workflowId") {
-        Some(idx) => walk.recycle().write(TreeValue { tree, idx }, &mut sink).ok()?,
-        None => sink.put("null"),
+}
+
+/// The digest of an [`AuthoredHash`], fed its parts' texts as they are written, in any
+/// order: each is read as soon as the parts before it were, so that only the parts
+/// written ahead of their turn are held.
+pub struct AuthoredFeed {
+    sink: HashSink,
+    /// The parts written whose turn has not come (`Some(None)`: a part without a text).
+    waiting: Vec<Option<Option<String>>>,
+    /// The next part to read.
+    next: usize,
+    /// How many of the arrays have been opened.
+    opened: usize,
+    failed: bool,
+}
+
+impl AuthoredFeed {
+    /// Takes part `part`'s text, and reads every part whose turn has come.
+    pub fn take(&mut self, hash: &AuthoredHash<'_>, part: usize, text: Option<String>) {
+        self.waiting[part] = Some(text);
+        while let Some(text) = self.waiting.get_mut(self.next).and_then(Option::take) {
+            let (array, _) = hash.parts[self.next];
+            self.open_through(array);
+            match text {
+                Some(text) => self.sink.put(&text),
+                None => self.failed = true,
+            }
+            self.next += 1;
+        }
     }
-    sink.put("}");
-    Some(sink.identity())
+
+    /// Opens the arrays up to `array`: `{"edges":[`, then `],"nodes":[`.
+    fn open_through(&mut self, array: usize) {
+        while self.opened <= array {
+            self.sink.put(if self.opened == 0 { "{" } else { "]," });
+            write_string(&mut self.sink, AUTHORED_ARRAYS[self.opened]);
+            self.sink.put(":[");
+            self.opened += 1;
+        }
+    }
+
+    /// The hash, once every part was taken; `None` when one had no canonical form.
+    pub fn finish(mut self, hash: &AuthoredHash<'_>) -> Option<String> {
+        assert_eq!(self.next, hash.parts.len(), "every part of the authored hash is fed before it is finished");
+        if self.failed {
+            return None;
+        }
+        self.open_through(AUTHORED_ARRAYS.len() - 1);
+        self.sink.put("],\"workflowId\":");
+        let tree = hash.tree;
+        match tree.get(tree.root(), "workflowId").map(|m| m.value) {
+            Some(idx) => Walk::default().write(TreeValue { tree, idx }, &mut self.sink).ok()?,
+            None => self.sink.put("null"),
+        }
+        self.sink.put("}");
+        Some(self.sink.identity())
+    }
 }
 
 /// Elements sort by id; elements without a string id sort after them by their canonical
@@ -136,6 +248,98 @@ mod sort_tests {
         let sorted: Vec<_> =
             super::text_order(&items, |(key, _)| key).into_iter().map(|i| items[i as usize].clone()).collect();
         assert_eq!(sorted, expected);
+    }
+}
+
+#[cfg(test)]
+mod authored_tests {
+    use std::sync::Arc;
+
+    use little_frontend::reparse::{DraftOutline, ELEMENT_ARRAYS};
+
+    use super::{AuthoredHash, ELEMENTS_A_PART, authored_hash};
+
+    /// A draft of `count` nodes and as many edges, a few of each without an id, written
+    /// out of id order.
+    fn draft(count: usize) -> String {
+        let node = |i: usize| match i % 97 {
+            0 => format!(r#"{{"title":"no id {i}","config":{{"b":[1,{{"z":"\u00e9","a":null}}],"a":true}}}}"#),
+            _ => format!(
+                r#"{{"id":"n{}","family":"agent.llm","config":{{"k":{i},"s":"x\ty"}},"position":{{"y":1,"x":2}}}}"#,
+                (i * 7919) % count
+            ),
+        };
+        let edge = |i: usize| match i % 89 {
+            0 => format!(r#"{{"from":{{"node":"n{i}"}},"n":{i}}}"#),
+            _ => format!(
+                r#"{{"id":"e{}","to":{{"node":"n1"}},"from":{{"node":"n{i}","port":"out"}}}}"#,
+                (i * 104_729) % count
+            ),
+        };
+        let nodes: Vec<String> = (0..count).map(node).collect();
+        let edges: Vec<String> = (0..count).map(edge).collect();
+        format!(
+            r#"{{"format":"workflow-draft/v1","workflowId":"w","nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(",\n"),
+            edges.join(", ")
+        )
+    }
+
+    /// The hash as its definition reads: the subject built as a JSON value (each array
+    /// sorted by id, elements without one after them by their canonical text) and hashed
+    /// whole.
+    fn by_definition(text: &str) -> String {
+        let draft: serde_json::Value = serde_json::from_str(text).expect("a draft");
+        let sorted = |key: &str| {
+            let mut items: Vec<(Option<String>, String, serde_json::Value)> = draft[key]
+                .as_array()
+                .expect("an array")
+                .iter()
+                .map(|item| {
+                    let id = item.get("id").and_then(|id| id.as_str()).map(str::to_owned);
+                    let mut canonical = String::new();
+                    little_hashing::write_canonical(item, &mut canonical).expect("canonical");
+                    (id, canonical, item.clone())
+                })
+                .collect();
+            items.sort_by(|a, b| match (&a.0, &b.0) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.1.cmp(&b.1),
+            });
+            serde_json::Value::Array(items.into_iter().map(|(_, _, item)| item).collect())
+        };
+        let subject = serde_json::json!({
+            "edges": sorted("edges"),
+            "nodes": sorted("nodes"),
+            "workflowId": draft["workflowId"],
+        });
+        little_hashing::hash_canonical(&subject).expect("a hash")
+    }
+
+    /// The authored hash in parts, written in any order, is the hash of its definition,
+    /// with one part or many, and whichever part is fed first.
+    #[test]
+    fn the_authored_hash_in_parts_is_the_hash_of_the_whole_subject() {
+        for count in [1, 5, ELEMENTS_A_PART, ELEMENTS_A_PART + 1, 3 * ELEMENTS_A_PART + 17] {
+            let text = draft(count);
+            let outline = DraftOutline::parse(Arc::from(text.as_str()));
+            let tree = outline.tree.as_ref().expect("a tree");
+            let expected = by_definition(&text);
+            assert_eq!(authored_hash(tree).as_deref(), Some(expected.as_str()), "{count} elements, in order");
+            let hash = AuthoredHash::new(tree);
+            assert_eq!(hash.parts(), 2 * count.div_ceil(ELEMENTS_A_PART), "{count} elements");
+            let mut feed = hash.feed();
+            for part in (0..hash.parts()).rev() {
+                feed.take(&hash, part, hash.write_part(part));
+            }
+            assert_eq!(feed.finish(&hash).as_deref(), Some(expected.as_str()), "{count} elements, backwards");
+        }
+        // The same with the elements kept in the tree (not elided) as an editor's may be.
+        let text = draft(ELEMENT_ARRAYS.len() * 3);
+        let tree = little_frontend::json::parse(&text).tree.expect("a tree");
+        assert_eq!(authored_hash(&tree), Some(by_definition(&text)));
     }
 }
 
