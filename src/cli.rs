@@ -352,8 +352,8 @@ fn check_files(
             )));
         }
         let (text, not_utf8) = match load(path)? {
-            Loaded::Text(text) => (text.into(), None),
-            Loaded::NotUtf8(diagnostic, text) => (text.into(), Some(*diagnostic)),
+            Loaded::Text(text) => (text, None),
+            Loaded::NotUtf8(diagnostic, text) => (text, Some(*diagnostic)),
         };
         loaded.push(Pending { path: display(path), discovered: candidate.discovered, text, not_utf8 });
     }

@@ -120,13 +120,12 @@ struct Entered {
 
 impl Entered {
     fn new(db: &Database, path: &str, bytes: &[u8], durability: Durability) -> Entered {
-        match decode(bytes.to_vec()) {
+        match decode(bytes) {
             Loaded::Text(text) => {
-                let text: Arc<str> = text.into();
                 let file = SourceFile::with_durability(db, path.to_string(), text.clone(), durability);
                 Entered { file: Some(file), text, not_utf8: None }
             }
-            Loaded::NotUtf8(diagnostic, text) => Entered { file: None, text: text.into(), not_utf8: Some(*diagnostic) },
+            Loaded::NotUtf8(diagnostic, text) => Entered { file: None, text, not_utf8: Some(*diagnostic) },
         }
     }
 
