@@ -647,7 +647,7 @@ fn parse_with(text: Arc<str>, elide: &[&str], visit: Option<&mut dyn FnMut(Eleme
             in_source_order(&mut diagnostics);
             // (The arenas keep the spare capacity they grew by: it is never written, so it
             // is not resident, and shrinking them cost a copy for no smaller peak.)
-            let mut tree = parser.lend_arenas(text.clone());
+            let mut tree = parser.lend_arenas(&text);
             tree.elided = parser.elided;
             Parsed { tree: Some(tree), diagnostics }
         }
@@ -692,7 +692,7 @@ pub(crate) fn parse_skeleton(text: &Arc<str>, arrays: &[&str]) -> Option<Skeleto
     let mut diagnostics = std::mem::take(&mut parser.diagnostics);
     in_source_order(&mut diagnostics);
     let elements = std::mem::take(&mut parser.skipped);
-    let mut tree = parser.lend_arenas(text.clone());
+    let mut tree = parser.lend_arenas(&text);
     tree.elided = parser.elided;
     Some(Skeleton { tree, diagnostics, elements })
 }
@@ -852,7 +852,7 @@ impl<'a> ElementParser<'a> {
         self.start(span, 0, "$");
         // The document parsed with this element in it, so the element parses on its own.
         self.parser.run().unwrap_or_else(|fault| panic!("an elided element did not parse again: {}", fault.message));
-        self.tree.insert(self.parser.lend_arenas(self.text.clone()))
+        self.tree.insert(self.parser.lend_arenas(self.text))
     }
 
     /// The value that spans exactly `span` of a text that has not been parsed whole, with
@@ -864,7 +864,7 @@ impl<'a> ElementParser<'a> {
         let parsed = self.parser.run();
         let mut diagnostics = std::mem::take(&mut self.parser.diagnostics);
         in_source_order(&mut diagnostics);
-        let tree = self.tree.insert(self.parser.lend_arenas(self.text.clone()));
+        let tree = self.tree.insert(self.parser.lend_arenas(self.text));
         (parsed.is_ok() && tree.span(tree.root()) == span).then_some((tree, diagnostics))
     }
 
@@ -957,6 +957,8 @@ struct Parser<'a> {
     elided: bool,
     /// Who is shown each element before it is elided, and the text its tree shares.
     visit: Option<(Visitor<'a>, Arc<str>)>,
+    /// The text of the last tree lent ([`Parser::lend_arenas`]), given back with its arenas.
+    lent_text: Option<Arc<str>>,
     /// The elements to elide are skipped, not parsed ([`parse_skeleton`]), and listed here.
     skip_elements: bool,
     skipped: Vec<SkippedElement>,
@@ -1019,6 +1021,7 @@ impl<'a> Parser<'a> {
             element: None,
             elided: false,
             visit: None,
+            lent_text: None,
             skip_elements: false,
             skipped: Vec::new(),
             depth_base: 0,
@@ -1233,19 +1236,25 @@ impl<'a> Parser<'a> {
 
     /// Shows the element that just ended to the visitor, lending it the arenas as a tree.
     fn show_element(&mut self, node: NodeIdx) {
-        let Some((_, text)) = &self.visit else { return };
-        let tree = self.lend_arenas(text.clone());
+        let Some((visit, text)) = self.visit.take() else { return };
+        let tree = self.lend_arenas(&text);
         let array = &self.frames[1];
         let (array_node, index) = (array.node, self.children.len() - array.start - 1);
         let key = self.members.last().expect("the root's current member").key as usize;
-        if let Some((visit, _)) = &mut self.visit {
-            visit(ElementSeen { array: &tree.keys[key], array_node, index, tree: &tree, node });
-        }
+        visit(ElementSeen { array: &tree.keys[key], array_node, index, tree: &tree, node });
         self.take_back(tree);
+        self.visit = Some((visit, text));
     }
 
     /// The arenas as a tree over `text`; they are empty here until [`Parser::take_back`].
-    fn lend_arenas(&mut self, text: Arc<str>) -> JsonTree {
+    fn lend_arenas(&mut self, text: &Arc<str>) -> JsonTree {
+        // The text given back with the last tree lent is moved, not counted again: a
+        // count per element is two atomic writes to one cache line that the threads of a
+        // parallel outline all write.
+        let text = match self.lent_text.take() {
+            Some(lent) if Arc::ptr_eq(&lent, text) => lent,
+            _ => text.clone(),
+        };
         JsonTree {
             text,
             nodes: std::mem::take(&mut self.nodes),
@@ -1259,8 +1268,10 @@ impl<'a> Parser<'a> {
 
     /// The arenas of a tree made by [`Parser::lend_arenas`], back (allocations and all).
     fn take_back(&mut self, tree: JsonTree) {
+        let JsonTree { text, nodes, items, members, strings, keys, elided: _ } = tree;
         (self.nodes, self.items, self.object_members, self.strings, self.key_table) =
-            (tree.nodes, tree.items, tree.members, tree.strings, tree.keys);
+            (nodes, items, members, strings, keys);
+        self.lent_text = Some(text);
     }
 
     /// Adds a container whose value and end are filled in when it closes.
