@@ -51,7 +51,7 @@ pub struct Outline {
     /// ([`DraftOutline::parse_tolerant`]); empty when it parsed.
     pub damaged: Vec<std::ops::Range<u32>>,
     /// A draft's elements, read while the outline was parsed, until `lowering` takes them.
-    elements: Mutex<Option<Arc<DraftElements>>>,
+    elements: Handoff<Arc<DraftElements>>,
 }
 
 impl Outline {
@@ -62,10 +62,40 @@ impl Outline {
 
     /// The draft's elements the outline parse read, for [`lowering`]: a memo cannot be
     /// moved out of, and keeping them here too would hold every element twice. (An edited
-    /// file's last outline shares them: they are copied then.)
+    /// file's last outline shares them: they are copied then.) Once taken, none: the
+    /// lowering then reads each element again from its span.
     pub fn take_elements(&self) -> DraftElements {
-        let taken = self.elements.lock().map(|mut elements| elements.take()).ok().flatten();
-        taken.map(Arc::unwrap_or_clone).unwrap_or_default()
+        Arc::unwrap_or_clone(self.elements.take_or_else(Arc::default))
+    }
+}
+
+/// A value that one query hands to the one reader that builds on it: a memo cannot be
+/// moved out of, and keeping it in both would hold it twice. Taking it says how to get it
+/// again, so that a reader that finds it taken (a reader of another workspace, or one
+/// whose first run was cancelled) reads the same value, copied or computed anew: the
+/// order in which the queries run changes what is copied, never what is read.
+#[derive(Debug)]
+pub struct Handoff<T>(Mutex<Option<T>>);
+
+impl<T> Handoff<T> {
+    pub fn new(value: T) -> Handoff<T> {
+        Handoff(Mutex::new(Some(value)))
+    }
+
+    /// A handoff with nothing in it: every reader gets the value again.
+    pub fn none() -> Handoff<T> {
+        Handoff(Mutex::new(None))
+    }
+
+    /// The value, the first time; after that, what `again` gives.
+    pub fn take_or_else(&self, again: impl FnOnce() -> T) -> T {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().unwrap_or_else(again)
+    }
+
+    /// Lets the value go: its reader did not run, because what it built on the last one
+    /// was kept (an equal part), and nothing else will take it.
+    pub fn release(&self) {
+        drop(self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
     }
 }
 
@@ -87,7 +117,7 @@ pub fn outline(db: &dyn salsa::Database, file: SourceFile) -> Outline {
         tree: outline.tree,
         diagnostics: outline.diagnostics,
         damaged: outline.damaged,
-        elements: Mutex::new(outline.elements),
+        elements: outline.elements.map_or_else(Handoff::none, Handoff::new),
     }
 }
 
@@ -145,18 +175,16 @@ pub struct Node<'db> {
 /// How many nodes one [`node_chunk`] creates.
 pub const NODE_CHUNK: usize = 4096;
 
-/// A draft lowered once, its parts handed out once each: each chunk of nodes to its
-/// [`chunk_decls`], the edges to [`edge_decls`], the findings to [`draft_ir`]. A memo
-/// cannot be moved out of, and keeping the parts here too would hold them twice; a reader
-/// that finds its part taken (another workspace's, or one whose first run was cancelled)
-/// reads it from [`lowered_again`].
+/// A draft lowered once, its parts handed out once each ([`Handoff`]): each chunk of
+/// nodes to its [`chunk_decls`], the edges to [`edge_decls`], the findings to
+/// [`draft_ir`]; a reader that finds its part taken reads it from [`lowered_again`].
 #[derive(Debug)]
 pub struct Lowering {
     header: Header,
     shape: Shape,
-    chunks: Vec<Mutex<Option<Part<NodeDecl>>>>,
-    edges: Mutex<Option<Part<EdgeEntry>>>,
-    findings: Mutex<Option<Vec<Finding>>>,
+    chunks: Vec<Handoff<Part<NodeDecl>>>,
+    edges: Handoff<Part<EdgeEntry>>,
+    findings: Handoff<Vec<Finding>>,
 }
 
 /// How a draft's nodes are laid out: in how many chunks, and whether `nodes` could be read.
@@ -199,16 +227,12 @@ impl PartStamp {
 #[derive(Debug)]
 pub struct Part<T> {
     stamp: PartStamp,
-    items: Mutex<Option<Vec<T>>>,
+    items: Handoff<Vec<T>>,
 }
 
 impl<T> Part<T> {
     fn new(items: Vec<T>, stamps: Option<&[Stamp]>, nth: impl Fn(&T) -> u32) -> Part<T> {
-        Part { stamp: PartStamp::of(&items, stamps, nth), items: Mutex::new(Some(items)) }
-    }
-
-    fn take(&self) -> Option<Vec<T>> {
-        take(&self.items)
+        Part { stamp: PartStamp::of(&items, stamps, nth), items: Handoff::new(items) }
     }
 }
 
@@ -216,10 +240,6 @@ impl<T> PartialEq for Part<T> {
     fn eq(&self, other: &Part<T>) -> bool {
         self.stamp == other.stamp
     }
-}
-
-fn take<T>(part: &Mutex<Option<T>>) -> Option<T> {
-    part.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
 }
 
 /// A draft's lowering, from the elements its outline read while it was parsed.
@@ -234,7 +254,7 @@ pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> 
             let decls: Vec<NodeDecl> = nodes.by_ref().take(NODE_CHUNK).collect();
             let start = chunk * NODE_CHUNK;
             let own = stamps.nodes.get(start..start + decls.len());
-            Mutex::new(Some(Part::new(decls, own, |n| n.nth)))
+            Handoff::new(Part::new(decls, own, |n| n.nth))
         })
         .collect();
     let edge_stamps = (stamps.edges.len() == lowered.edges.len()).then_some(&stamps.edges[..]);
@@ -246,8 +266,8 @@ pub fn lowering(db: &dyn salsa::Database, file: SourceFile) -> Option<Lowering> 
             damage: lowered.damage,
         },
         chunks,
-        edges: Mutex::new(Some(Part::new(lowered.edges, edge_stamps, |e| e.nth))),
-        findings: Mutex::new(Some(lowered.findings)),
+        edges: Handoff::new(Part::new(lowered.edges, edge_stamps, |e| e.nth)),
+        findings: Handoff::new(lowered.findings),
     })
 }
 
@@ -269,16 +289,31 @@ pub fn shape(db: &dyn salsa::Database, file: SourceFile) -> Option<Shape> {
     lowering(db, file).as_ref().map(|lowering| lowering.shape)
 }
 
-/// Chunk `chunk` of a draft's nodes as lowered ([`Part`]).
+/// Chunk `chunk` of a draft's nodes as lowered ([`Part`]). Taken again, it is lowered
+/// again, with a stamp no earlier part has (what builds on it runs again).
 #[salsa::tracked(returns(ref))]
 pub fn chunk_decls(db: &dyn salsa::Database, file: SourceFile, chunk: u32) -> Option<Part<NodeDecl>> {
-    lowering(db, file).as_ref()?.chunks.get(chunk as usize).and_then(take)
+    let part = lowering(db, file).as_ref()?.chunks.get(chunk as usize)?;
+    Some(part.take_or_else(|| Part::new(chunk_again(db, file, chunk), None, |n| n.nth)))
 }
 
-/// A draft's edges as lowered ([`Part`]).
+/// A draft's edges as lowered ([`Part`]); taken again, as [`chunk_decls`].
 #[salsa::tracked(returns(ref))]
 pub fn edge_decls(db: &dyn salsa::Database, file: SourceFile) -> Option<Part<EdgeEntry>> {
-    take(&lowering(db, file).as_ref()?.edges)
+    let part = &lowering(db, file).as_ref()?.edges;
+    Some(part.take_or_else(|| Part::new(edges_again(db, file), None, |e| e.nth)))
+}
+
+/// Chunk `chunk` of the nodes of [`lowered_again`].
+fn chunk_again(db: &dyn salsa::Database, file: SourceFile, chunk: u32) -> Vec<NodeDecl> {
+    let again = lowered_again(db, file).as_ref().map_or(&[][..], |lowered| &lowered.nodes[..]);
+    let start = (chunk as usize * NODE_CHUNK).min(again.len());
+    again[start..(start + NODE_CHUNK).min(again.len())].to_vec()
+}
+
+/// The edges of [`lowered_again`].
+fn edges_again(db: &dyn salsa::Database, file: SourceFile) -> Vec<EdgeEntry> {
+    lowered_again(db, file).as_ref().map_or_else(Vec::new, |again| again.edges.clone())
 }
 
 /// Chunk `chunk` of a draft's nodes, as tracked structs. A chunk a query: salsa keeps, for
@@ -294,11 +329,7 @@ pub fn node_chunk<'db>(
     chunk: u32,
 ) -> Vec<Node<'db>> {
     let Some(part) = chunk_decls(db, file, chunk) else { return Vec::new() };
-    let decls = part.take().unwrap_or_else(|| {
-        let again = lowered_again(db, file).as_ref().map_or(&[][..], |lowered| &lowered.nodes[..]);
-        let start = (chunk as usize * NODE_CHUNK).min(again.len());
-        again[start..(start + NODE_CHUNK).min(again.len())].to_vec()
-    });
+    let decls = part.items.take_or_else(|| chunk_again(db, file, chunk));
     // A draft names a dozen families across up to millions of nodes: each is interned once.
     let mut interned: rustc_hash::FxHashMap<Name, FamilyName<'_>> = rustc_hash::FxHashMap::default();
     decls
@@ -328,10 +359,10 @@ pub fn draft_nodes(db: &dyn salsa::Database, workspace: Workspace, file: SourceF
 pub fn resolved_graph<'db>(db: &'db dyn salsa::Database, workspace: Workspace, file: SourceFile) -> ResolvedGraph {
     let Some(shape) = shape(db, file) else { return ResolvedGraph::default() };
     let nodes = draft_nodes(db, workspace, file);
-    let edges = edge_decls(db, file)
-        .as_ref()
-        .and_then(Part::take)
-        .unwrap_or_else(|| lowered_again(db, file).as_ref().map_or_else(Vec::new, |again| again.edges.clone()));
+    let edges = match edge_decls(db, file) {
+        Some(part) => part.items.take_or_else(|| edges_again(db, file)),
+        None => edges_again(db, file),
+    };
     // Each distinct family is looked up once: a draft has a dozen families and up to
     // millions of nodes, and every lookup through the database is a recorded read.
     let catalog = workspace.catalog(db);
@@ -366,15 +397,15 @@ pub fn draft_ir(db: &dyn salsa::Database, workspace: Workspace, file: SourceFile
     resolved_graph(db, workspace, file);
     for chunk in 0..shape.chunks {
         if let Some(part) = chunk_decls(db, file, chunk) {
-            drop(part.take());
+            part.items.release();
         }
     }
     if let Some(part) = edge_decls(db, file) {
-        drop(part.take());
+        part.items.release();
     }
-    let findings = take(&lowering.findings).unwrap_or_else(|| {
-        lowered_again(db, file).as_ref().expect("a draft lowered once lowers again").findings.clone()
-    });
+    let findings = lowering
+        .findings
+        .take_or_else(|| lowered_again(db, file).as_ref().expect("a draft lowered once lowers again").findings.clone());
     Some(DraftIr { header: lowering.header.clone(), nodes, nodes_unreadable: shape.nodes_unreadable, findings })
 }
 
