@@ -53,15 +53,14 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 /// A file's bytes read straight into the shared memory the checks hold its text in: a
 /// large draft is neither copied nor held twice while it is read (reading into a `Vec`
 /// and copying into an `Arc` cost a 34 MB copy, and its pages, at 100,000 nodes). A file
-/// that changes size while it is read is read again the plain way.
+/// that is longer than its size said (a pipe, procfs, a file being written) is read on to
+/// its end from the same handle, and copied once.
 fn read_shared(path: &Path) -> Result<Arc<[u8]>, String> {
     use std::io::Read;
     use std::os::fd::AsRawFd;
     let error = |e: std::io::Error| format!("cannot read `{}`: {e}", path.display());
     let mut file = std::fs::File::open(path).map_err(error)?;
-    let Ok(len) = usize::try_from(file.metadata().map_err(error)?.len()) else {
-        return read_bytes(path).map(Arc::from);
-    };
+    let len = usize::try_from(file.metadata().map_err(error)?.len()).unwrap_or(0);
     let mut shared = Arc::<[u8]>::new_uninit_slice(len);
     let buffer = Arc::get_mut(&mut shared).expect("a new `Arc` is not shared");
     let mut filled = 0;
@@ -78,12 +77,19 @@ fn read_shared(path: &Path) -> Result<Arc<[u8]>, String> {
             },
         }
     }
-    let at_end = file.read(&mut [0u8]).map_err(error)? == 0;
-    if filled < len || !at_end {
-        return read_bytes(path).map(Arc::from);
+    let mut more = [0u8; 1];
+    let extra = if filled == len { file.read(&mut more).map_err(error)? } else { 0 };
+    if filled == len && extra == 0 {
+        // SAFETY: every byte was written by read(2) above.
+        return Ok(unsafe { shared.assume_init() });
     }
-    // SAFETY: every byte was written by read(2) above.
-    Ok(unsafe { shared.assume_init() })
+    // SAFETY: the first `filled` bytes were written by read(2) above.
+    let read = unsafe { std::slice::from_raw_parts(buffer.as_ptr().cast::<u8>(), filled) };
+    let mut bytes = Vec::with_capacity(filled + extra);
+    bytes.extend_from_slice(read);
+    bytes.extend_from_slice(&more[..extra]);
+    file.read_to_end(&mut bytes).map_err(error)?;
+    Ok(Arc::from(bytes))
 }
 
 /// Decodes bytes as UTF-8; where they are not, the diagnostic and a text that keeps offsets.
@@ -272,11 +278,27 @@ mod load_tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A file whose size is not known ahead (procfs says 0) is read whole all the same.
+    /// A file whose size is not known ahead (procfs says 0) is read whole all the same,
+    /// and so is a pipe (`little check <(generate)`), whose bytes can be read only once.
     #[test]
     fn a_file_larger_than_its_size_says_is_read_whole() {
         assert_eq!(std::fs::metadata("/proc/self/status").unwrap().len(), 0);
         let status = text(load(std::path::Path::new("/proc/self/status")).unwrap());
         assert!(status.starts_with("Name:") && status.contains("\nPid:"), "{status}");
+
+        let fifo = std::env::temp_dir().join(format!("little-load-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(status.success());
+        let content: String = (0..100_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let writer = {
+            let (fifo, content) = (fifo.clone(), content.clone());
+            std::thread::spawn(move || std::fs::write(&fifo, content).expect("written into the pipe"))
+        };
+        let read = text(load(&fifo).unwrap());
+        writer.join().unwrap();
+        std::fs::remove_file(&fifo).unwrap();
+        assert_eq!(read.len(), content.len());
+        assert!(read == content, "the pipe's bytes, each once and in order");
     }
 }
